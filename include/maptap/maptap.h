@@ -1,0 +1,26 @@
+/* maptap/maptap.h -- the public C API of libmaptap, all of it.
+ *
+ * One header per concern; this one includes them all.
+ *
+ * Error convention, everywhere in libmaptap: functions return 0 or a
+ * non-negative count on success and a negative errno value on failure
+ * (-ENOMEM, -ESRCH, ...), as the Linux kernel's internal APIs do; each
+ * function's docstring lists the values it can return and when.  Where a
+ * failure has more to say than an errno (a session error naming a pid and
+ * a cause), the object that failed keeps a message, read with its
+ * *_errmsg() function.  The library never prints.
+ */
+#ifndef MAPTAP_MAPTAP_H
+#define MAPTAP_MAPTAP_H
+
+#include <maptap/vma.h>
+#include <maptap/maps.h>
+#include <maptap/event.h>
+#include <maptap/mm.h>
+#include <maptap/syscalls.h>
+#include <maptap/session.h>
+
+/* The library's version, "MAJOR.MINOR.PATCH". */
+const char *maptap_version(void);
+
+#endif

@@ -1,0 +1,108 @@
+/* maptap/mm.h -- the model of one address space (mm) and its diff.
+ *
+ * The model holds the VMAs of one mm as last read from the kernel.  A
+ * refresh hands it the kernel's VMAs for a range that a system call
+ * touched; the model replaces that range and reports, as events, how the
+ * address-space function changed there (see maptap/event.h).  Updates are
+ * O(log n + k) for k VMAs in the range, so a process with 60,000 VMAs
+ * costs no more per call than one with 100.
+ *
+ * Not thread-safe: one owner (the tracer's session) at a time.
+ */
+#ifndef MAPTAP_MM_H
+#define MAPTAP_MM_H
+
+#include <maptap/event.h>
+#include <maptap/vma.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct maptap_mm;
+
+/* A new, empty model.  Returns NULL on ENOMEM. */
+struct maptap_mm *maptap_mm_new(void);
+
+/* A deep copy of MM (for fork: the child starts with the parent's VMAs).
+ * Returns NULL on ENOMEM. */
+struct maptap_mm *maptap_mm_copy(const struct maptap_mm *mm);
+
+/* Free MM (NULL allowed). */
+void maptap_mm_free(struct maptap_mm *mm);
+
+/* Number of VMAs in the model. */
+size_t maptap_mm_count(const struct maptap_mm *mm);
+
+/* The VMA containing ADDR, or NULL.  The pointer stays valid until the next
+ * change to MM. */
+const struct maptap_vma *maptap_mm_find(const struct maptap_mm *mm,
+					uint64_t addr);
+
+/* Call FN(vma, ARG) for every VMA intersecting [LO, HI) in address order;
+ * stops early and returns FN's value when it is non-zero; else 0. */
+int maptap_mm_foreach(const struct maptap_mm *mm, uint64_t lo, uint64_t hi,
+		      int (*fn)(const struct maptap_vma *vma, void *arg),
+		      void *arg);
+
+/* What the caller knows about the change, to name events the way a user
+ * reads them.  All addresses in bytes. */
+struct maptap_mm_hint {
+	pid_t pid, tid;		/* copied into each event */
+	uint64_t time_ns;	/* copied into each event */
+	int syscall_nr;		/* -1 for a resync */
+	const char *syscall;	/* NULL for a resync */
+	/* [fresh_lo, fresh_hi): a range the call filled with new backing
+	 * (a successful mmap, shmat, map_shadow_stack): pieces there that were
+	 * mapped before are REPLACE even when the function looks the same
+	 * (MAP_FIXED anonymous over anonymous).  Empty when lo == hi. */
+	uint64_t fresh_lo, fresh_hi;
+	/* Pieces where a mapping extends or is cut in place are GROW/SHRINK
+	 * rather than MAP/UNMAP (brk, mremap in place, stack growth). */
+	bool in_place;
+	/* A move (mremap that returned a new address): the range
+	 * [move_old, move_old + move_old_len) went to
+	 * [move_new, move_new + move_new_len).  Both ranges must be inside the
+	 * refreshed ranges; they yield one MOVE event instead of UNMAP+MAP.
+	 * No move when move_new_len == 0. */
+	uint64_t move_old, move_old_len, move_new, move_new_len;
+	bool snapshot;		/* mark MAP events as snapshot */
+};
+
+/* Replace the model's view of [LO, HI) (bytes, page aligned) with the
+ * kernel's VMAs NEW[0..N) (address order; they may extend outside [LO, HI)
+ * and are clipped to it; a gap between them is unmapped memory).  Emits to
+ * FN, in address order, one event per maximal changed piece, naming it with
+ * HINT.  Returns 0, FN's non-zero value (the model is still updated), or
+ * -ENOMEM (model unchanged), -EINVAL (NEW unsorted or overlapping). */
+int maptap_mm_update(struct maptap_mm *mm, uint64_t lo, uint64_t hi,
+		     const struct maptap_vma *new, size_t n,
+		     const struct maptap_mm_hint *hint,
+		     maptap_event_fn fn, void *arg);
+
+/* As maptap_mm_update() for two ranges refreshed by one call (mremap's old
+ * and new range), so that a move is one event.  The ranges must not
+ * overlap; NEW covers both. */
+int maptap_mm_update2(struct maptap_mm *mm, uint64_t lo1, uint64_t hi1,
+		      uint64_t lo2, uint64_t hi2,
+		      const struct maptap_vma *new, size_t n,
+		      const struct maptap_mm_hint *hint,
+		      maptap_event_fn fn, void *arg);
+
+/* Compare MM with a full read ACTUAL[0..N) as address-space functions
+ * (splits and merges are not differences).  Calls REPORT once per
+ * differing piece with the model's state (MODEL, NULL where unmapped) and
+ * the kernel's (KERNEL, NULL where unmapped) over [LO, HI).  Returns the
+ * number of differing pieces (0: the model is right). */
+size_t maptap_mm_verify(const struct maptap_mm *mm,
+			const struct maptap_vma *actual, size_t n,
+			void (*report)(uint64_t lo, uint64_t hi,
+				       const struct maptap_vma *model,
+				       const struct maptap_vma *kernel,
+				       void *arg),
+			void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,50 @@
+/* driver.h -- the maptap program's parsed command line, shared by the
+ * driver (main.c) and the SystemTap-language front end.
+ *
+ * Option letters follow stap(1) where stap has one.
+ */
+#ifndef MAPTAP_DRIVER_H
+#define MAPTAP_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* One -D NAME[=VALUE] or -G NAME=VALUE. */
+struct driver_define {
+	const char *name;
+	const char *value;	/* NULL when none was given */
+};
+
+/* The command line.  Strings point into argv; arrays are malloc'd and
+ * owned by the struct (driver_opts_free()). */
+struct driver_opts {
+	const char *script_file;	/* SCRIPT.stp, or "-" for stdin; NULL */
+	const char *script_text;	/* -e 'SCRIPT'; NULL */
+	char **script_args;		/* $1.. / @1..: words after the script */
+	int n_script_args;
+	const char *target_cmd;		/* -c 'CMD ARGS'; NULL */
+	pid_t target_pid;		/* -x PID; 0 when not given */
+	const char *output_file;	/* -o FILE; NULL for stdout */
+	int last_pass;			/* -p N; 5 when not given */
+	int verbose;			/* number of -v */
+	bool suppress_warnings;		/* -w */
+	bool json;			/* --json */
+	bool verify;			/* --verify */
+	int maps_source;		/* --maps=auto|query|text (enum maptap_maps_source) */
+	unsigned timeout_s;		/* -T SECS; 0 for none */
+	struct driver_define *defines;	/* -D */
+	int n_defines;
+	struct driver_define *globals;	/* -G */
+	int n_globals;
+	const char **include_dirs;	/* -I DIR: extra tapset directories */
+	int n_include_dirs;
+};
+
+/* Run a SystemTap-language script as OPTS says (translator/): parse,
+ * elaborate, compile, run up to OPTS->last_pass.  Returns the process exit
+ * status: 0 on success, 1 on a script or runtime error (messages already
+ * printed to stderr). */
+int translator_run(const struct driver_opts *opts);
+
+#endif
