@@ -45,6 +45,7 @@ static void set_call(struct mt_thread *t, const struct maptap_syscall *sc,
 	if (t->call && t->call->cls == MAPTAP_SC_MAP)
 		t->proc->mm->in_call--;
 	t->call = sc;
+	t->reported = false;
 	if (!sc)
 		return;
 	memcpy(t->args, args, sizeof(t->args));

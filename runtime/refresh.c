@@ -9,6 +9,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
 
 /* The top of the address space, page aligned: covers [vsyscall]. */
 #define MT_TOP (UINT64_MAX & ~4095ULL)
@@ -147,6 +152,61 @@ static void check_stack(struct maptap_session *s, struct mt_thread *t)
 			 emit_cb, s);
 }
 
+static int count_vma(const struct maptap_vma *v, void *arg)
+{
+	(void)v;
+	++*(size_t *)arg;
+	return 0;
+}
+
+/* The thread of mm MM, other than SELF, whose pending call covers
+ * [LO, HI), or NULL. */
+static struct mt_thread *pending_over(struct maptap_session *s,
+				      struct mt_thread *self, uint64_t lo,
+				      uint64_t hi)
+{
+	size_t i;
+
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *o = s->threads.slot[i];
+		uint64_t a, b, a2, b2;
+
+		if (!o || o == (struct mt_thread *)1 || o == self || !o->call ||
+		    o->call->cls != MAPTAP_SC_MAP ||
+		    o->proc->mm != self->proc->mm)
+			continue;
+		if (maptap_syscall_range(o->call, o->args, 0, &a, &b, &a2,
+					 &b2) != 1)
+			continue;
+		if ((a < hi && lo < b) || (a2 < hi && lo < b2))
+			return o;
+	}
+	return NULL;
+}
+
+/* An mmap without MAP_FIXED never replaces anything (mmap(2)): if the
+ * model still has memory where it placed the new mapping, another
+ * thread's call, not yet reported at its exit, freed it.  Report that
+ * unmap first, in the name of that thread's call when one is pending, so
+ * the log does not claim a replace that never happened. */
+static void unmap_raced(struct maptap_session *s, struct mt_thread *t,
+			uint64_t lo, uint64_t hi)
+{
+	struct mt_proc *p = t->proc;
+	struct mt_thread *o;
+	struct maptap_mm_hint h;
+	size_t n = 0;
+
+	maptap_mm_foreach(p->mm->model, lo, hi, count_vma, &n);
+	if (!n)
+		return;
+	o = pending_over(s, t, lo, hi);
+	hint_init(&h, p, o ? o->tid : p->pid, o ? o->call : NULL);
+	maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h, emit_cb, s);
+	if (o && o->call->range == MAPTAP_RANGE_UNMAP)
+		o->reported = true;
+}
+
 int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
 		     int64_t ret)
 {
@@ -162,7 +222,14 @@ int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
 	if (sc->range == MAPTAP_RANGE_BRK)
 		r = brk_range(p, ret, &lo, &hi);
 	hint_init(&h, p, t->tid, sc);
-	if (r == 2) {
+	if (r == 1 && sc->range == MAPTAP_RANGE_UNMAP) {
+		/* Its effect is known without a read: the range is unmapped.
+		 * Reading instead could see another thread's new mapping
+		 * there, and lose this unmap. */
+		if (!t->reported)
+			err = maptap_mm_update(p->mm->model, lo, hi, NULL, 0,
+					       &h, emit_cb, s);
+	} else if (r == 2) {
 		maptap_vma_buf_clear(&s->buf);
 		err = maptap_maps_read_all(p->mm->reader, &s->buf);
 		if (err)
@@ -174,6 +241,8 @@ int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
 		if (sc->range == MAPTAP_RANGE_MMAP && !(ret < 0 && ret >= -4095)) {
 			h.fresh_lo = lo;
 			h.fresh_hi = hi;
+			if (!(t->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)))
+				unmap_raced(s, t, lo, hi);
 		}
 		if (sc->range == MAPTAP_RANGE_BRK ||
 		    (sc->range == MAPTAP_RANGE_MREMAP && lo2 == hi2))

@@ -124,6 +124,10 @@ int maptap_syscall_range(const struct maptap_syscall *sc,
 		/* mprotect and mlock can fail half way (ENOMEM after the first
 		 * VMAs changed): refresh even on failure. */
 		return set_range(args[0], args[1], lo, hi);
+	case MAPTAP_RANGE_UNMAP:
+		if (failed)
+			return 0;	/* munmap(2) fails before changing anything */
+		return set_range(args[0], args[1], lo, hi);
 	case MAPTAP_RANGE_MMAP:
 		if (!failed)
 			return set_range((uint64_t)ret, args[1], lo, hi);

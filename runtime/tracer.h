@@ -42,6 +42,8 @@ struct mt_thread {
 	const struct maptap_syscall *call;	/* pending call, or NULL */
 	uint64_t args[6];		/* its entry arguments */
 	uint64_t sp;			/* stack pointer at entry */
+	bool reported;			/* its effect was already reported, in
+					 * its name, by another thread's refresh */
 	bool group_stopped;		/* in PTRACE_LISTEN */
 	bool fresh;			/* seized, first stop not yet seen */
 	bool held;			/* stopped by our interrupt at attach */

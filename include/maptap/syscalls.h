@@ -26,7 +26,9 @@ enum maptap_syscall_class {
  * entry arguments and return value (see maptap_syscall_range()). */
 enum maptap_syscall_range {
 	MAPTAP_RANGE_NONE = 0,
-	MAPTAP_RANGE_ADDR_LEN,	/* [arg0, arg0 + arg1): munmap, mprotect, ... */
+	MAPTAP_RANGE_ADDR_LEN,	/* [arg0, arg0 + arg1): mprotect, madvise, ... */
+	MAPTAP_RANGE_UNMAP,	/* [arg0, arg0 + arg1), known to be unmapped
+				 * when the call succeeded: munmap */
 	MAPTAP_RANGE_MMAP,	/* [ret, ret + arg1) or, on failure with
 				 * MAP_FIXED, [arg0, arg0 + arg1) */
 	MAPTAP_RANGE_RET_LEN,	/* [ret, ret + arg1): map_shadow_stack */
