@@ -258,7 +258,8 @@ static int cut_pieces(struct diff *d)
 			return rc;
 		d->cur_range = (unsigned)i;
 		rc = mm_sweep(d->r[i].lo, d->r[i].hi, s->old, g.n,
-			      d->new + j, d->n - j, cuts, nc, add_piece, d);
+			      j < d->n ? d->new + j : NULL, d->n - j, cuts, nc,
+			      add_piece, d);
 		if (rc)
 			return rc;
 	}
