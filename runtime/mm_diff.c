@@ -493,6 +493,8 @@ static bool as_grow(const struct diff *d, size_t i, struct maptap_event *ev)
 	lo = max64(o->start, v->start);
 	hi = min64(o->end, v->end);
 	clip_unchanged(d, i, &lo, &hi);
+	if (lo >= hi)
+		return false;	/* the neighbour changed too (fresh, moved) */
 	fill_common(d, ev, MAPTAP_EV_GROW);
 	ev->vma = mm_vma_at(v, up ? lo : p->lo, up ? p->hi : hi);
 	ev->old = mm_vma_at(o, lo, hi);
@@ -527,6 +529,8 @@ static bool as_shrink(const struct diff *d, size_t i, struct maptap_event *ev)
 	lo = top ? max64(o->start, w->start) : p->hi;
 	hi = top ? p->lo : min64(o->end, w->end);
 	clip_unchanged(d, i, &lo, &hi);
+	if (lo >= hi)
+		return false;	/* the neighbour changed too (fresh, moved) */
 	fill_common(d, ev, MAPTAP_EV_SHRINK);
 	ev->vma = mm_vma_at(o, lo, hi);
 	ev->old = mm_vma_at(o, top ? lo : p->lo, top ? p->hi : hi);

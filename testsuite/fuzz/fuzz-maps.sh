@@ -47,6 +47,12 @@ if (cd "$work" && ./fuzz_maps -max_total_time=20 -max_len=4096 \
 	ok "20 s of libFuzzer found no crash ($(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/fuzz.log" | grep -o '[0-9]*$') runs)"
 else
 	tail -n 40 "$work/fuzz.log" | sed 's/^/# /'
+	mkdir -p "$top_builddir/testsuite/fuzz"
+	for f in "$work"/crash-* "$work"/leak-* "$work"/timeout-*; do
+		[ -e "$f" ] || continue
+		cp "$f" "$top_builddir/testsuite/fuzz/" &&
+		diag "kept $top_builddir/testsuite/fuzz/${f##*/}"
+	done
 	fail "libFuzzer found a crash (reproducer above)"
 fi
 tap_done

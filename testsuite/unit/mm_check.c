@@ -290,6 +290,11 @@ bool check_events(const struct ref *old, const struct ref *new,
 	for (i = 0; i < log->n; i++) {
 		const struct maptap_event *e = &log->ev[i];
 
+		if (e->vma.start >= e->vma.end) {
+			tap_diag("%s event %zu has an empty range",
+				 kind_name(e->kind), i);
+			ok = false;
+		}
 		if (i && log->ev[i - 1].vma.start > e->vma.start) {
 			tap_diag("events out of address order at %zu", i);
 			ok = false;
