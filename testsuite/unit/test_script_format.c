@@ -24,7 +24,8 @@ static void check_n(const char *fmt, const struct maptap_script_value *args,
 		rc = maptap_script_fmt_render(f, args, n, NULL, &b, &err);
 	if (rc) {
 		tap_ok(0, "printf(\"%s\"): %s", fmt, err.msg);
-	} else if (b.len != want_len || memcmp(b.s, want, want_len)) {
+	} else if (b.len != want_len ||
+		   memcmp(maptap_script_buf_str(&b), want, want_len)) {
 		tap_ok(0, "printf(\"%s\")", fmt);
 		tap_diag("got \"%s\" (%zu bytes), want \"%s\" (%zu bytes)",
 			 maptap_script_buf_str(&b), b.len, want, want_len);
