@@ -1,0 +1,62 @@
+/* mm_tree.h -- private: the ordered set of VMAs behind struct maptap_mm.
+ *
+ * A treap (a binary search tree keyed by vm_start whose nodes also form a
+ * heap on random priorities) with split and join.  The model's only
+ * structural change is "replace every node in [lo, hi) by these", which
+ * is two splits and a few joins: O(log n + k) expected, no rebalancing
+ * cases to get wrong.  The priorities come from a per-tree xorshift
+ * generator, so there is no global state and runs are reproducible.
+ *
+ * Nodes do not overlap (they are VMAs), so ordering by start is also
+ * ordering by end, which lets range walks prune whole subtrees.
+ */
+#ifndef MAPTAP_MM_TREE_H
+#define MAPTAP_MM_TREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <maptap/vma.h>
+
+struct mm_node {
+	struct maptap_vma vma;	/* vma.name points at name[] */
+	struct mm_node *left, *right;
+	uint32_t prio;
+	char name[];
+};
+
+struct mm_tree {
+	struct mm_node *root;
+	size_t n;
+	uint64_t rng;		/* xorshift64 state, never 0 */
+};
+
+void mm_tree_init(struct mm_tree *t);
+
+/* A node holding V's state over [LO, HI) (bytes): the file offset moves
+ * with LO for a file; the name is copied.  NULL on ENOMEM. */
+struct mm_node *mm_node_new(struct mm_tree *t, const struct maptap_vma *v,
+			    uint64_t lo, uint64_t hi);
+
+/* Split ROOT into the nodes with start < KEY (*L) and the rest (*R). */
+void mm_tree_split(struct mm_node *root, uint64_t key, struct mm_node **l,
+		   struct mm_node **r);
+
+/* Join two treaps where every start in L is below every start in R. */
+struct mm_node *mm_tree_join(struct mm_node *l, struct mm_node *r);
+
+/* The node containing ADDR, or NULL. */
+struct mm_node *mm_tree_find(struct mm_node *root, uint64_t addr);
+
+/* Call FN on each node intersecting [LO, HI) in order; stop on non-zero. */
+int mm_tree_walk(struct mm_node *root, uint64_t lo, uint64_t hi,
+		 int (*fn)(struct mm_node *node, void *arg), void *arg);
+
+/* Free every node of ROOT; returns how many. */
+size_t mm_tree_destroy(struct mm_node *root);
+
+/* A copy of ROOT with the same shape; NULL with *ERR = -ENOMEM on failure
+ * (nothing leaked). */
+struct mm_node *mm_tree_copy(const struct mm_node *root, int *err);
+
+#endif
