@@ -17,8 +17,9 @@
  *   %%       a '%'
  * with the flags '-' '+' ' ' '#' '0', a width and a precision (".N"),
  * each a number or '*' (taken from a long argument before the value).
- * Length modifiers (l, ll, L, h, z, j, t) are accepted and ignored: every
- * number is 64-bit.  Not thread-safe per object; distinct objects are
+ * Every number is 64-bit, and as in stap there are no length modifiers:
+ * "%ld" is an invalid conversion.  "%%" and a '%' that ends the format
+ * are a literal '%'.  Not thread-safe per object; distinct objects are
  * independent.
  */
 #ifndef MAPTAP_SCRIPT_FORMAT_H
@@ -62,9 +63,13 @@ struct maptap_script_fmt_piece {
 /* A compiled format: owned by the caller, immutable after compile. */
 struct maptap_script_fmt;
 
-/* Compile the format FMT[0..LEN).  Returns 0 and *OUT; -EINVAL with ERR
- * set when a conversion is malformed (an unknown conversion letter, a
- * '%' at the end, width or precision too large); -ENOMEM. */
+/* Compile the format FMT[0..LEN) (stap parses formats at pass 1, in
+ * staptree.cxx print_format::string_to_components).  Returns 0 and *OUT;
+ * -EINVAL with ERR set to stap's parse error text: "invalid or missing
+ * conversion specifier" for an unknown conversion letter (length
+ * modifiers included), "trailing incomplete print format conversion"
+ * when FMT ends inside a conversion; -ENOMEM.  Widths and precisions
+ * above 65536 are clamped to 65536. */
 int maptap_script_fmt_compile(const char *fmt, size_t len,
 			      struct maptap_script_fmt **out,
 			      struct maptap_script_error *err);
@@ -90,9 +95,11 @@ enum maptap_script_type maptap_script_fmt_arg_type(const struct maptap_script_fm
 						   size_t i);
 
 /* Pass-2 check of a call's arguments: N arguments of types TYPES against
- * F.  Returns 0; -EINVAL with ERR set when the count differs (stap: "Wrong
- * number of args to printf") or an argument has the wrong type (stap:
- * "format string expects a long" / "... a string", naming the argument).
+ * F (stap: elaborate.cxx, typeresolution_info::visit_print_format).
+ * Returns 0; -EINVAL with ERR set when the count differs ("Wrong number
+ * of args to formatted print operator") or an argument has the wrong
+ * type ("type mismatch (string vs. long)": the argument's type, then the
+ * type the conversion wants).
  * *BAD_ARG receives the index of the offending argument (N when the
  * count is wrong), for the caller's caret; BAD_ARG may be NULL. */
 int maptap_script_fmt_check(const struct maptap_script_fmt *f,
@@ -108,13 +115,17 @@ struct maptap_script_fmt_ops {
 };
 
 /* Render F with ARGS[0..N) (types as fmt_arg_type() says; N must be
- * nargs) and append the text to OUT.  OPS may be NULL.  stap's output
- * byte for byte: numbers 64-bit, '#' gives "0x"/"0X"/"0" prefixes, a
- * precision on %s truncates, %c of 0 writes nothing (stap's runtime
- * treats it as an end of string)... The result is not cut to MAXSTRINGLEN
- * (sprintf's caller truncates: maptap_script_buf_truncate()).  Returns 0;
- * -EINVAL (ERR set) on a wrong count or type, or %b width not 1/2/4/8;
- * -EFAULT (ERR set) when %m/%M memory cannot be read; -ENOMEM. */
+ * nargs) and append the text to OUT.  OPS may be NULL.  The output is
+ * stap's byte for byte (runtime/vsprintf.c): "%#x" of 0 is "0x0", "%#o"
+ * prefixes a '0', a precision on a number is a minimum digit count and
+ * combines with the '0' flag, a precision on %s truncates, "%#c" escapes
+ * quotes, backslashes and unprintable bytes (\n, \ooo), "%b" writes raw
+ * bytes padded with NULs, and a '0' flag on %s, %m or %M appends one NUL
+ * byte (so OUT may hold NULs).  A '*' width below 0 left-justifies.
+ * The result is not cut to MAXSTRINGLEN (sprintf's caller does that with
+ * maptap_script_buf_truncate()).  Returns 0; -EINVAL (ERR set) on a
+ * wrong count or type; -EFAULT (ERR set) when %m/%M memory cannot be
+ * read; -ENOMEM. */
 int maptap_script_fmt_render(const struct maptap_script_fmt *f,
 			     const struct maptap_script_value *args, size_t n,
 			     const struct maptap_script_fmt_ops *ops,

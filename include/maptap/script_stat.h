@@ -70,9 +70,11 @@ const char *maptap_script_stat_op_name(enum maptap_script_stat_op op);
  * (runtime/stat-common.c, _stp_stat_calc_buckets).  Returns the number of
  * histogram buckets (0 for HIST_NONE, 128 for HIST_LOG, and
  * (stop - start) / interval + 3 for HIST_LINEAR); -EINVAL with ERR set to
- * stap's text when interval <= 0, when stop <= start, when the linear
- * bucket count leaves 1..126 ("Number of buckets must be between 1 and
- * 126"), or when bit_shift is outside 0..62. */
+ * stap's text (runtime/stat-common.c) when interval is 0 ("histogram:
+ * interval cannot be zero."), when the linear bucket count is not 3..128
+ * ("histogram: Number of buckets must be between 1 and 126", which also
+ * covers stop < start and a negative interval), or when bit_shift is
+ * outside 0..62.  ERR may be NULL. */
 int maptap_script_stat_desc_check(const struct maptap_script_stat_desc *desc,
 				  struct maptap_script_error *err);
 
@@ -125,13 +127,16 @@ int64_t maptap_script_stat_bucket(const struct maptap_script_stat *st, int i);
  * "value |----...---- count" right-aligned to the widest value, one row
  * per bucket from two empty buckets below the first used one to two above
  * the last, bars of '@' scaled to MAPTAP_SCRIPT_HIST_WIDTH, linear
- * under/overflow rows as "<START" / ">LAST" when non-empty, runs of empty
- * rows longer than 2 * ELISION replaced by one "~" row (ELISION < 0: no
- * elision; stap's -DHIST_ELISION), and a final empty line.  An empty
- * aggregate prints as stap does: the header and an empty line.  Returns 0,
- * -EINVAL when ST has no histogram, -ENOMEM. */
+ * under/overflow rows as "<START" / ">LAST" when non-empty, every empty
+ * row with ELISION empty rows on each side left out and each such run
+ * marked by one "~" row (ELISION < 0: nothing left out; stap's
+ * -DHIST_ELISION, default 2), and a final empty line.  Returns 0;
+ * -ENODATA with ERR "empty aggregate" when ST holds no value (stap's
+ * runtime error for printing an empty histogram); -EINVAL (ERR set) when
+ * ST has no histogram; -ENOMEM (OUT may hold part of the text). */
 int maptap_script_stat_print_hist(const struct maptap_script_stat *st,
-				  int elision, struct maptap_script_buf *out);
+				  int elision, struct maptap_script_buf *out,
+				  struct maptap_script_error *err);
 
 /* The same operations on an aggregate embedded elsewhere (array values):
  * these are what maptap_script_stat_* call.  STORAGE must be

@@ -11,7 +11,8 @@
  * do.  Functions that can fail record stap's message in
  * maptap_script_ctx_error(CTX) and return a negative errno.  Every
  * function needs a context only for its limits or state; none keeps
- * global state.  Not thread-safe per context.
+ * global state.  An OUT buffer must not hold any of the input strings
+ * (they may not alias).  Not thread-safe per context.
  */
 #ifndef MAPTAP_SCRIPT_STRING_H
 #define MAPTAP_SCRIPT_STRING_H
@@ -54,12 +55,13 @@ int maptap_script_str_replace(struct maptap_script_ctx *ctx, const char *prnt,
 			      const char *srch, const char *rplc,
 			      struct maptap_script_buf *out);
 
-/* strtol(str, base): the number at the start of STR in BASE (2..36, or 0:
- * "0x" hex, "0" octal, else decimal; base 16 also skips a "0x"), with an
- * optional '-', stopping at the first byte that is not a digit; 0 when
- * there is none; wraps on overflow.  As the kernel's simple_strtol():
- * no leading white space is skipped.  Returns 0 and *OUT; -EINVAL with
- * "Invalid base" when BASE is 1, negative or above 36. */
+/* strtol(str, base): the number at the start of STR in BASE, as the
+ * kernel's simple_strtol() that stap calls: an optional '-', then for
+ * BASE 0 "0x" + hex digit means hex, a leading "0" octal, else decimal;
+ * BASE 16 also skips a "0x"; digits are read until the first byte that
+ * is not a digit below BASE (letters are 10..35); 0 when there is none;
+ * no white space is skipped; overflow wraps; no base is an error.
+ * Returns 0 and *OUT. */
 int maptap_script_strtol(struct maptap_script_ctx *ctx, const char *s,
 			 int64_t base, int64_t *out);
 
@@ -95,9 +97,10 @@ int maptap_script_tokenize(struct maptap_script_ctx *ctx, const char *input,
 			   const char *delim, struct maptap_script_buf *out);
 
 /* ctime(epochsecs): the UTC time EPOCHSECS seconds after 1970 in the
- * form "Wed Jun 30 21:49:08 1993" (no newline, as stap's ctime()); the
- * text "<invalid time>" outside what a 32-bit time_t holds, as stap.
- * Returns 0 or -ENOMEM. */
+ * form "Wed Jun 30 21:49:08 1993" (asctime()'s layout without its
+ * newline, day of month padded with a space, as stap's tapset/ctime.stp);
+ * "<invalid time>" when the year does not fit gmtime_r(3).  Returns 0 or
+ * -ENOMEM. */
 int maptap_script_ctime(struct maptap_script_ctx *ctx, int64_t epochsecs,
 			struct maptap_script_buf *out);
 
@@ -109,8 +112,9 @@ int64_t maptap_script_gettimeofday_us(void);
 int64_t maptap_script_gettimeofday_ns(void);
 
 /* randint(n): a uniformly distributed integer in [0, N) from CTX's
- * generator.  Returns 0 and *OUT; -EINVAL with "Range exceeds limit" when
- * N is outside 1..1048576 (stap: "randint: must be..."; see the .c). */
+ * generator (xorshift64*, seeded by maptap_script_ctx_new()).  Returns 0
+ * and *OUT; -EINVAL with "randint: range N out of bounds (1..1048576)"
+ * when N is outside 1..1048576, stap's limit (tapset/random.stp). */
 int maptap_script_randint(struct maptap_script_ctx *ctx, int64_t n,
 			  int64_t *out);
 
