@@ -286,10 +286,11 @@ static void print_value(struct interp *I, struct node *a,
 {
 	if (a->kind == N_HIST) {
 		const struct maptap_script_stat *st = stat_of(I, a->a);
+		struct maptap_script_error err = { 0 };
 
 		if (maptap_script_stat_print_hist(st, I->lim.hist_elision,
-						  out) < 0)
-			tr_rt_error(I, a->tok, "cannot print histogram");
+						  out, &err) < 0)
+			rt_lib_error(I, a->tok, &err);
 		return;
 	}
 	if (a->type == TY_STRING) {

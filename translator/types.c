@@ -199,7 +199,7 @@ static enum tr_type from_rt(enum maptap_script_type ty)
 static void check_format(struct tctx *t, struct node *n)
 {
 	struct maptap_script_fmt *f = n->aux;
-	enum maptap_script_type types[64];
+	enum maptap_script_type types[64] = { 0 };
 	struct maptap_script_error err = { 0 };
 	size_t i, nargs = (size_t)n->list.n - 1, bad = 0;
 
