@@ -40,7 +40,7 @@ static void tapset_dirs(struct tr_session *s)
 	struct stat st;
 	int i;
 
-	if (s->tapset_dirs.n)
+	if (s->tapset_dirs.n || s->no_tapsets)
 		return;
 	for (i = 0; o && i < o->n_include_dirs; i++)
 		vec_push(&s->arena, &s->tapset_dirs,
@@ -812,10 +812,8 @@ static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
 			struct tr_probe *a = f->aliases.v[k];
 
 			for (j = 0; j < a->alias_names.n; j++)
-				if (alias_name_matches(pp, a->alias_names.v[j])) {
+				if (alias_name_matches(pp, a->alias_names.v[j]))
 					expand_alias(e, pp, a, out);
-					break;
-				}
 		}
 	}
 	if (out->n == before && (dp = match_builtin(e, pp))) {

@@ -51,6 +51,14 @@ rt_lib_error(struct interp *I, const struct token *tok,
 	tr_rt_error(I, tok, "%s", e->msg[0] ? e->msg : "runtime error");
 }
 
+/* The error struct is 500-odd bytes; zeroing it per array operation was
+ * a third of a handler's time (perf), and the library fills it anyway. */
+static inline void err_init(struct maptap_script_error *e)
+{
+	e->code = MAPTAP_SCRIPT_E_NONE;
+	e->msg[0] = '\0';
+}
+
 /* ---- temporaries and slots ---- */
 
 struct maptap_script_buf *tr_tmp_get(struct interp *I)
@@ -179,8 +187,9 @@ static void lref_set(struct interp *I, struct lref *r,
 		     struct maptap_script_value v)
 {
 	const struct tr_sym *sym = r->n->sym;
-	struct maptap_script_error err = { 0 };
+	struct maptap_script_error err;
 
+	err_init(&err);
 	if (r->n->kind == N_INDEX) {
 		if (v.type == MAPTAP_SCRIPT_STRING && v.u.s.len > maxlen(I))
 			v.u.s.len = maxlen(I);
@@ -250,10 +259,11 @@ static int64_t eval_statop(struct interp *I, struct node *n)
 		"@count", "@sum", "@min", "@max", "@avg", "@variance"
 	};
 	const struct maptap_script_stat *st = stat_of(I, n->a);
-	struct maptap_script_error err = { 0 };
+	struct maptap_script_error err;
 	int64_t v;
 	int op;
 
+	err_init(&err);
 	for (op = 0; op < 5 && strcmp(names[op], n->str); op++)
 		;
 	if (maptap_script_stat_get(st, (enum maptap_script_stat_op)op, &v,
@@ -266,8 +276,9 @@ static void stats_add(struct interp *I, struct node *n)
 {
 	struct node *l = n->a;
 	int64_t v = tr_eval_long(I, n->b);
-	struct maptap_script_error err = { 0 };
+	struct maptap_script_error err;
 
+	err_init(&err);
 	if (l->kind == N_VAR) {
 		maptap_script_stat_add(I->globals[l->sym->slot].stat, v);
 		return;
@@ -286,8 +297,9 @@ static void print_value(struct interp *I, struct node *a,
 {
 	if (a->kind == N_HIST) {
 		const struct maptap_script_stat *st = stat_of(I, a->a);
-		struct maptap_script_error err = { 0 };
+		struct maptap_script_error err;
 
+		err_init(&err);
 		if (maptap_script_stat_print_hist(st, I->lim.hist_elision,
 						  out, &err) < 0)
 			rt_lib_error(I, a->tok, &err);
@@ -306,9 +318,10 @@ static void render_format(struct interp *I, struct node *n,
 			  struct maptap_script_buf *out)
 {
 	struct maptap_script_value args[64];
-	struct maptap_script_error err = { 0 };
+	struct maptap_script_error err;
 	int i, nargs = n->list.n - 1;
 
+	err_init(&err);
 	if (!n->aux || nargs > 64)
 		tr_rt_error(I, n->tok, "bad format");
 	for (i = 0; i < nargs; i++) {
@@ -433,9 +446,10 @@ static void call(struct interp *I, struct node *n, int64_t *l,
 static int64_t incdec(struct interp *I, struct node *n)
 {
 	struct lref r;
-	struct maptap_script_error err = { 0 };
+	struct maptap_script_error err;
 	int64_t d = n->op[0] == '+' ? 1 : -1, v;
 
+	err_init(&err);
 	lref_make(I, n->a, &r);
 	if (n->a->kind == N_INDEX) {
 		if (maptap_script_map_add(map_of(I, n->a), r.keys, d, &v,
@@ -451,10 +465,11 @@ static int64_t incdec(struct interp *I, struct node *n)
 static int64_t assign_long(struct interp *I, struct node *n)
 {
 	struct lref r;
-	struct maptap_script_error err = { 0 };
+	struct maptap_script_error err;
 	int64_t v, cur;
 	char op[4];
 
+	err_init(&err);
 	lref_make(I, n->a, &r);
 	if (!strcmp(n->op, "=")) {
 		v = tr_eval_long(I, n->b);

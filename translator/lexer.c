@@ -185,6 +185,7 @@ static void lex_string(struct lexer *lx, struct token *t)
 {
 	size_t cap = 32, n = 0;
 	char *buf = malloc(cap);
+	bool unterminated = false;
 
 	advance(lx);	/* opening quote */
 	while (lx->p < lx->end && *lx->p != '"') {
@@ -205,18 +206,16 @@ static void lex_string(struct lexer *lx, struct token *t)
 		if (buf)
 			buf[n++] = (char)c;
 	}
-	if (lx->p < lx->end && *lx->p == '"') {
+	if (lx->p < lx->end && *lx->p == '"')
 		advance(lx);
-	} else {
-		free(buf);
-		lex_error(lx, t, "Could not find matching closing quote");
-		t->text = "";
-		t->len = 0;
-		return;
-	}
+	else
+		unterminated = true;
 	t->text = arena_strndup(&lx->s->arena, buf ? buf : "", n);
 	t->len = n;
 	free(buf);
+	if (unterminated)
+		tr_parse_error(lx->s, t, "Could not find matching closing "
+			       "quote");
 }
 
 static void lex_number(struct lexer *lx, struct token *t)

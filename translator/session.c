@@ -146,6 +146,10 @@ const char *tr_tok_desc(struct tr_session *s, const struct token *t)
 
 	if (t->type == TOK_EOF)
 		return arena_printf(&s->arena, "end of input at %s", loc);
+	/* @count, @hist_log ... are operators to stap */
+	if (t->type == TOK_IDENT && t->text[0] == '@')
+		return arena_printf(&s->arena, "operator '%s' at %s", t->text,
+				    loc);
 	if (t->type == TOK_KEYWORD || t->type == TOK_EMBEDDED)
 		return arena_printf(&s->arena, "%s at %s", type_name(t->type),
 				    loc);

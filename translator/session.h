@@ -73,6 +73,7 @@ struct tr_session {
 	int parse_errors;
 	int sema_errors;
 	bool warn;		/* print warnings (not -w) */
+	bool no_tapsets;	/* read no tapset directory (fuzzing) */
 	struct tr_limits limits;
 	struct ptr_vec files;		/* struct tr_file *, user script first */
 	struct ptr_vec tapsets;		/* struct tr_file *, parsed tapsets */

@@ -241,8 +241,12 @@ static enum tr_type infer_print(struct tctx *t, struct node *n)
 			continue;
 		}
 		if (fmt && n->aux) {
-			unify_node(t, a, from_rt(maptap_script_fmt_arg_type(
-				n->aux, (size_t)i - 1)));
+			/* the format types what it can; conflicts are
+			 * check_format()'s to report, once */
+			if (at == TY_UNKNOWN)
+				unify_node(t, a, from_rt(
+					maptap_script_fmt_arg_type(n->aux,
+							(size_t)i - 1)));
 			continue;
 		}
 		if (t->final && at == TY_STATS)
@@ -395,7 +399,9 @@ static enum tr_type infer_expr(struct tctx *t, struct node *n)
 					      "to or from a statistic; use "
 					      "<<<");
 			unify_node(t, n->a, tb);
-			unify_node(t, n->b, n->a->type);
+			/* one conflict, one message: the target's */
+			if (tb == TY_UNKNOWN)
+				unify_node(t, n->b, n->a->type);
 			return n->a->type;
 		}
 		ta = !strcmp(n->op, ".=") ? TY_STRING : TY_LONG;
