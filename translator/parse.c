@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ast.h"
@@ -164,6 +165,27 @@ static struct node *parse_string_lit(struct parser *p)
 	return n;
 }
 
+/* The arguments of @cast(...) / @var(...) as source text, for -p1. */
+static const char *args_text(struct parser *p, const struct ptr_vec *args)
+{
+	char *buf = NULL, *out;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int i;
+
+	if (!f)
+		return "...";
+	for (i = 0; i < args->n; i++) {
+		if (i)
+			fputs(", ", f);
+		tr_dump_node(f, args->v[i], 0);
+	}
+	fclose(f);
+	out = arena_strdup(&p->s->arena, buf ? buf : "");
+	free(buf);
+	return out;
+}
+
 /* $var, $var->field[i], @var("x"), @cast(e, "t")->f: kept as text, since
  * maptap's translator has no DWARF target variables at pass 2. */
 static struct node *parse_target(struct parser *p)
@@ -177,7 +199,8 @@ static struct node *parse_target(struct parser *p)
 
 		expect_op(p, "(");
 		parse_args(p, &args, ")", false);
-		text = arena_printf(&p->s->arena, "%s(...)", t->text);
+		text = arena_printf(&p->s->arena, "%s(%s)", t->text,
+				    args_text(p, &args));
 	}
 	for (;;) {
 		if (accept_op(p, "->")) {

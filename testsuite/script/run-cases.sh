@@ -29,6 +29,7 @@ for stp in *.stp; do
 	if [ -f "$name.opts" ]; then
 		line=$(cat "$name.opts")
 		case $line in
+		"-- "*) args=${line#-- } ;;
 		*" -- "*) opts=${line%% -- *} args=${line#* -- } ;;
 		*) opts=$line ;;
 		esac
