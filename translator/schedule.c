@@ -386,10 +386,17 @@ int tr_interp_run(struct interp *I)
 	sigset_t sigs, old;
 	bool error_exit;
 
+	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, saved[3];
+	size_t k;
+
+	/* A shell starts background jobs with SIGINT ignored; an ignored
+	 * signal is never pending, so sigtimedwait() would not see it. */
 	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGHUP);
+	for (k = 0; k < 3; k++) {
+		sigaddset(&sigs, stop_sigs[k]);
+		sigaction(stop_sigs[k], &dfl, &saved[k]);
+	}
 	sigprocmask(SIG_BLOCK, &sigs, &old);
 	run_kind(I, PK_INIT, true);
 	run_kind(I, PK_BEGIN, true);
@@ -405,6 +412,8 @@ int tr_interp_run(struct interp *I)
 			dump_unread(I);
 	}
 	tr_interp_flush(I);
+	for (k = 0; k < 3; k++)
+		sigaction(stop_sigs[k], &saved[k], NULL);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (I->errors) {
 		fprintf(I->s->err, "WARNING: Number of errors: %ld, skipped "
