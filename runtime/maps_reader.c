@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,7 @@ struct maptap_maps_reader {
 	char name[PATH_MAX];	/* the ioctl's name buffer */
 	char *esc;		/* the name with "\n" escaped */
 	size_t esc_cap;
+	bool full_by_text;	/* AUTO: whole-space reads use the text */
 	int gate_known;		/* gate[] below is valid */
 	struct maptap_vma_buf gate;	/* VMAs above user space: [vsyscall] */
 };
@@ -88,6 +90,9 @@ int maptap_maps_open(pid_t pid, enum maptap_maps_source source,
 		return -EOPNOTSUPP;
 	}
 	r->source = has_query ? MAPTAP_MAPS_QUERY : MAPTAP_MAPS_TEXT;
+	/* One ioctl per VMA costs 5-7 times what parsing the text costs per
+	 * VMA (bench/model/README.md), so a full read is cheaper as text. */
+	r->full_by_text = source == MAPTAP_MAPS_AUTO;
 	*out = r;
 	return 0;
 }
@@ -322,7 +327,10 @@ int maptap_maps_read_range(struct maptap_maps_reader *reader, uint64_t lo,
 {
 	int err;
 
-	if (reader->source == MAPTAP_MAPS_QUERY)
+	bool whole = lo == 0 && hi == UINT64_MAX;
+
+	if (reader->source == MAPTAP_MAPS_QUERY &&
+	    !(whole && reader->full_by_text))
 		err = query_range(reader, lo, hi, buf);
 	else
 		err = text_range(reader, lo, hi, buf, UINT64_MAX);
