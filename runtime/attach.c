@@ -1,0 +1,232 @@
+/* attach.c -- attach to a running process (maptap -x PID).
+ *
+ * Seize every thread, rescanning /proc/PID/task until no new tid appears
+ * (threads created meanwhile by seized threads are attached by the kernel
+ * through PTRACE_O_TRACECLONE; those created by not-yet-seized ones are
+ * found by the rescan).  Then interrupt them all and wait until each has
+ * stopped, so that the snapshot of the maps is read while nothing in the
+ * process can change them.  Stops other than our interrupt that arrive
+ * meanwhile are kept and handled afterwards, so no signal is lost.
+ */
+#include "tracer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+struct held {
+	pid_t tid;
+	int status;
+};
+
+/* Refuse what cannot be traced, with the reason (session.h). */
+static int check_target(struct maptap_session *s, pid_t pid)
+{
+	long tracer = 0, tgid = 0;
+	char state;
+	int err;
+
+	if (pid <= 0)
+		return mt_error(s, -ESRCH, "no such process: %d", (int)pid);
+	err = mt_proc_status_long(pid, "Tgid:", &tgid);
+	if (err)
+		return mt_error(s, -ESRCH, "no such process: %d", (int)pid);
+	if (tgid != pid)
+		return mt_error(s, -EINVAL,
+				"%d is a thread of process %ld; give the process id",
+				(int)pid, tgid);
+	if (mt_proc_state(pid, &state) == 0 && (state == 'Z' || state == 'X'))
+		return mt_error(s, -EINVAL, "process %d is a zombie", (int)pid);
+	if (mt_proc_is_kthread(pid) == 1)
+		return mt_error(s, -EINVAL,
+				"process %d is a kernel thread: it has no user address space",
+				(int)pid);
+	if (mt_proc_status_long(pid, "TracerPid:", &tracer) == 0 && tracer)
+		return mt_error(s, -EBUSY,
+				"process %d is already traced by process %ld",
+				(int)pid, tracer);
+	if (pid == getpid())
+		return mt_error(s, -EINVAL, "maptap cannot trace itself");
+	return 0;
+}
+
+static int seize_one(struct maptap_session *s, struct mt_proc *p, pid_t tid)
+{
+	struct mt_thread *t;
+
+	if (mt_thread_find(s, tid))
+		return 0;
+	if (ptrace(PTRACE_SEIZE, tid, 0L, (unsigned long)MT_PTRACE_OPTS) != 0) {
+		if (errno == ESRCH)
+			return 0;	/* the thread ended meanwhile: normal */
+		return -errno;
+	}
+	t = mt_thread_add(s, tid, p);
+	if (!t)
+		return -ENOMEM;
+	t->fresh = true;
+	ptrace(PTRACE_INTERRUPT, tid, 0L, 0L);
+	return 1;
+}
+
+/* Seize until a scan finds no thread we do not have. */
+static int seize_all(struct maptap_session *s, struct mt_proc *p)
+{
+	for (;;) {
+		pid_t *tids;
+		size_t i, n;
+		int added = 0, err = mt_proc_tids(p->pid, &tids, &n);
+
+		if (err)
+			return err;
+		for (i = 0; i < n; i++) {
+			int r = seize_one(s, p, tids[i]);
+
+			if (r < 0) {
+				free(tids);
+				return r;
+			}
+			added += r;
+		}
+		free(tids);
+		if (!added)
+			return 0;
+	}
+}
+
+/* Wait until every fresh thread has stopped; keep other stops in HELD. */
+static int wait_all_stopped(struct maptap_session *s, struct held **held,
+			    size_t *nheld)
+{
+	size_t cap = 0;
+
+	*held = NULL;
+	*nheld = 0;
+	for (;;) {
+		size_t i, fresh = 0;
+		struct mt_thread *t;
+		int status;
+		pid_t tid;
+
+		for (i = 0; i < s->threads.cap; i++) {
+			t = s->threads.slot[i];
+			if (t && t != (struct mt_thread *)1 && t->fresh)
+				fresh++;
+		}
+		if (!fresh)
+			return 0;
+		tid = waitpid(-1, &status, __WALL);
+		if (tid < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		t = mt_thread_find(s, tid);
+		if (t && t->fresh) {
+			/* Stopped (or gone): the snapshot may be read. */
+			t->fresh = false;
+			if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP &&
+			    status >> 16 == PTRACE_EVENT_STOP) {
+				t->held = true;
+				continue;
+			}
+		}
+		if (*nheld == cap) {
+			struct held *nh = realloc(*held, (cap = cap ? 2 * cap : 8) *
+						  sizeof(**held));
+			if (!nh)
+				return -ENOMEM;
+			*held = nh;
+		}
+		(*held)[(*nheld)++] = (struct held){ tid, status };
+	}
+}
+
+static void undo(struct maptap_session *s, struct mt_proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *t = s->threads.slot[i];
+
+		if (!t || t == (struct mt_thread *)1 || t->proc != p)
+			continue;
+		ptrace(PTRACE_DETACH, t->tid, 0L, 0L);
+		mt_thread_del(s, t);
+	}
+	mt_proc_del(s, p);
+}
+
+int maptap_session_attach(struct maptap_session *s, pid_t pid)
+{
+	struct maptap_event ev;
+	struct held *held;
+	struct mt_proc *p;
+	struct mt_mm *mm;
+	size_t i, nheld;
+	int err = check_target(s, pid);
+
+	if (err)
+		return err;
+	mm = mt_mm_new();
+	p = mm ? mt_proc_new(s, pid, mm) : NULL;
+	if (!p) {
+		mt_mm_put(mm);
+		return mt_error(s, -ENOMEM, "out of memory");
+	}
+	err = seize_all(s, p);
+	if (err) {
+		long tracer = 0;
+
+		undo(s, p);
+		if (err == -EPERM &&
+		    mt_proc_status_long(pid, "TracerPid:", &tracer) == 0 && tracer)
+			return mt_error(s, -EBUSY,
+					"process %d is already traced by process %ld",
+					(int)pid, tracer);
+		if (err == -EPERM || err == -EACCES)
+			return mt_error(s, err,
+					"permission denied attaching to process %d (ptrace: %s; see /proc/sys/kernel/yama/ptrace_scope)",
+					(int)pid, strerror(-err));
+		return mt_error(s, err, "cannot attach to process %d: %s",
+				(int)pid, strerror(-err));
+	}
+	err = wait_all_stopped(s, &held, &nheld);
+	if (err) {
+		free(held);
+		undo(s, p);
+		return mt_error(s, err, "cannot attach to process %d: %s",
+				(int)pid, strerror(-err));
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = MAPTAP_EV_ATTACH;
+	ev.pid = ev.tid = pid;
+	ev.time_ns = mt_now_ns();
+	ev.syscall_nr = -1;
+	ev.path = p->exe;
+	ev.vma.name = ev.old.name = "";
+	mt_emit(s, &ev);
+	err = mt_refresh_full(s, p, pid, true);
+	if (err && err != -ESRCH) {
+		free(held);
+		undo(s, p);
+		return mt_error(s, err, "cannot read the maps of process %d: %s",
+				(int)pid, strerror(-err));
+	}
+	/* Let everyone run: first the stops that came in meanwhile, then the
+	 * threads that stopped for our interrupt. */
+	for (i = 0; i < nheld; i++)
+		mt_handle_status(s, held[i].tid, held[i].status);
+	free(held);
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *t = s->threads.slot[i];
+
+		if (!t || t == (struct mt_thread *)1 || !t->held)
+			continue;
+		t->held = false;
+		mt_resume(s, t, 0);
+	}
+	return 0;
+}

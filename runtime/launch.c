@@ -1,0 +1,147 @@
+/* launch.c -- start a command as a traced child (maptap -c).
+ *
+ * The child waits on a pipe until the parent has seized it, installs the
+ * seccomp filter, and execs; its first stop is the filter's trace of
+ * execve, so no instruction of the command runs untraced.
+ */
+#include "tracer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Check, as execvp(3) would search, that FILE can be executed, so that a
+ * command that cannot run is refused before anything is forked.
+ * Returns 0 or -errno (-ENOENT, -EACCES, -EISDIR). */
+static int check_executable(const char *file)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char buf[4096];
+	struct stat st;
+	int err = -ENOENT;
+
+	if (!*file)
+		return -ENOENT;
+	if (strchr(file, '/')) {
+		if (stat(file, &st) != 0)
+			return -errno;
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		return access(file, X_OK) == 0 ? 0 : -errno;
+	}
+	if (!path)
+		path = "/usr/local/bin:/bin:/usr/bin";
+	for (p = path; ; p = end + 1) {
+		size_t len;
+
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		len = (size_t)(end - p);
+		if (len + strlen(file) + 2 < sizeof(buf)) {
+			snprintf(buf, sizeof(buf), "%.*s/%s", (int)len,
+				 len ? p : ".", file);
+			if (stat(buf, &st) == 0 && !S_ISDIR(st.st_mode)) {
+				if (access(buf, X_OK) == 0)
+					return 0;
+				err = -EACCES;
+			}
+		}
+		if (!*end)
+			break;
+	}
+	return err;
+}
+
+/* The child's side: never returns. */
+static void child(int go_fd, bool seccomp, char *const argv[])
+{
+	char c;
+	int err;
+
+	if (read(go_fd, &c, 1) != 1)
+		_exit(127);	/* the parent went away before seizing us */
+	close(go_fd);
+	if (seccomp) {
+		err = mt_seccomp_install();
+		if (err) {
+			dprintf(2, "maptap: cannot install the seccomp filter: %s\n",
+				strerror(-err));
+			_exit(127);
+		}
+	}
+	execvp(argv[0], argv);
+	dprintf(2, "maptap: cannot execute '%s': %s\n", argv[0],
+		strerror(errno));
+	_exit(127);
+}
+
+int maptap_session_launch(struct maptap_session *s, char *const argv[],
+			  pid_t *pid_out)
+{
+	unsigned long opts = MT_PTRACE_OPTS | PTRACE_O_EXITKILL;
+	struct mt_proc *p;
+	struct mt_mm *mm;
+	int go[2], err;
+	pid_t pid;
+
+	if (!argv || !argv[0])
+		return mt_error(s, -EINVAL, "no command given");
+	err = check_executable(argv[0]);
+	if (err)
+		return mt_error(s, err, "cannot execute '%s': %s", argv[0],
+				strerror(-err));
+	s->use_seccomp = !s->opts.no_seccomp;
+	if (s->use_seccomp)
+		opts |= PTRACE_O_TRACESECCOMP;
+	if (pipe2(go, O_CLOEXEC) != 0)
+		return mt_error(s, -errno, "pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(go[0]);
+		close(go[1]);
+		return mt_error(s, err, "fork: %s", strerror(-err));
+	}
+	if (pid == 0) {
+		close(go[1]);
+		child(go[0], s->use_seccomp, argv);
+	}
+	close(go[0]);
+	if (ptrace(PTRACE_SEIZE, pid, 0L, opts) != 0) {
+		err = -errno;
+		close(go[1]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return mt_error(s, err, "cannot trace the command: ptrace: %s",
+				strerror(-err));
+	}
+	mm = mt_mm_new();
+	p = mm ? mt_proc_new(s, pid, mm) : NULL;
+	if (!p || !mt_thread_add(s, pid, p)) {
+		close(go[1]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return mt_error(s, -ENOMEM, "out of memory");
+	}
+	/* The model is built at the exec event; until then the child is
+	 * maptap's own code. */
+	s->launched = true;
+	s->launched_pid = pid;
+	if (write(go[1], "g", 1) != 1) {
+		err = -errno;
+		close(go[1]);
+		return mt_error(s, err, "cannot start the command: %s",
+				strerror(-err));
+	}
+	close(go[1]);
+	*pid_out = pid;
+	return 0;
+}

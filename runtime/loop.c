@@ -1,0 +1,512 @@
+/* loop.c -- the ptrace stop state machine (docs/tracer.md).
+ *
+ * Every stop a tracee reports comes through mt_handle_status(), which
+ * decides what it is, acts, and resumes the thread exactly once:
+ *
+ *   syscall-entry stop (SIGTRAP|0x80, op ENTRY)    save nr and arguments
+ *   seccomp stop (PTRACE_EVENT_SECCOMP)             save, resume to exit
+ *   syscall-exit stop (SIGTRAP|0x80, op EXIT)       refresh, emit events
+ *   PTRACE_EVENT_FORK/VFORK/CLONE                   register the child
+ *   PTRACE_EVENT_EXEC                               rebuild the model
+ *   PTRACE_EVENT_STOP + SIGTRAP                     our interrupt, or a new
+ *                                                   child's first stop
+ *   PTRACE_EVENT_STOP + stop signal                 group-stop: PTRACE_LISTEN
+ *   any other stop                                  signal-delivery: inject
+ *   exited / killed                                 forget the thread
+ */
+#include "tracer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+#ifndef PTRACE_TRACEME
+#define PTRACE_TRACEME 0
+#endif
+
+void mt_resume(struct maptap_session *s, struct mt_thread *t, int sig)
+{
+	enum __ptrace_request req = PTRACE_CONT;
+
+	/* Attach mode (no filter) stops at every syscall entry and exit;
+	 * launch mode only needs the exit of a call it has seen enter. */
+	if (!s->use_seccomp || t->call)
+		req = PTRACE_SYSCALL;
+	if (ptrace(req, t->tid, 0L, (long)sig) != 0 && errno != ESRCH)
+		mt_diag(s, "cannot resume thread %d: %s", (int)t->tid,
+			strerror(errno));
+}
+
+static void set_call(struct mt_thread *t, const struct maptap_syscall *sc,
+		     const uint64_t args[6], uint64_t sp)
+{
+	if (t->call && t->call->cls == MAPTAP_SC_MAP)
+		t->proc->mm->in_call--;
+	t->call = sc;
+	t->reported = false;
+	if (!sc)
+		return;
+	memcpy(t->args, args, sizeof(t->args));
+	t->sp = sp;
+	if (sc->cls == MAPTAP_SC_MAP)
+		t->proc->mm->in_call++;
+}
+
+static void event_init(struct maptap_event *ev, enum maptap_event_kind kind,
+		       pid_t pid, pid_t tid)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = kind;
+	ev->pid = pid;
+	ev->tid = tid;
+	ev->time_ns = mt_now_ns();
+	ev->syscall_nr = -1;
+	ev->vma.name = ev->old.name = "";
+}
+
+/* Let go of thread TID of a process that is about to be traced by one of
+ * its own processes (gdb, strace under maptap), logging it. */
+static void let_go(struct maptap_session *s, struct mt_thread *t,
+		   const char *why)
+{
+	struct maptap_event ev;
+	struct mt_proc *p = t->proc;
+
+	event_init(&ev, MAPTAP_EV_DETACH, p->pid, t->tid);
+	ev.reason = why;
+	mt_emit(s, &ev);
+	if (s->use_seccomp)
+		mt_diag(s, "pid %d: let go for %s; it keeps maptap's seccomp filter, so its mapping calls now need a tracer that sets PTRACE_O_TRACESECCOMP (use --no-seccomp to avoid this)",
+			(int)p->pid, why);
+	set_call(t, NULL, NULL, 0);
+	ptrace(PTRACE_DETACH, t->tid, 0L, 0L);
+	mt_thread_del(s, t);
+	if (p->nthreads == 0)
+		mt_proc_del(s, p);
+}
+
+/* Stop thread T (running) and detach it, handling whatever stop comes
+ * first so that no signal is lost: used when a traced process is about
+ * to be attached by another traced process. */
+static void detach_running(struct maptap_session *s, struct mt_thread *t,
+			   const char *why)
+{
+	int status;
+
+	if (ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L) != 0)
+		return;
+	for (;;) {
+		if (waitpid(t->tid, &status, __WALL) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		if (!WIFSTOPPED(status)) {
+			mt_handle_status(s, t->tid, status);
+			return;
+		}
+		if (status >> 16 == PTRACE_EVENT_STOP ||
+		    WSTOPSIG(status) == (SIGTRAP | 0x80) || status >> 16) {
+			let_go(s, t, why);
+			return;
+		}
+		/* A signal-delivery stop: deliver it on the way out. */
+		{
+			struct maptap_event ev;
+			struct mt_proc *p = t->proc;
+
+			event_init(&ev, MAPTAP_EV_DETACH, p->pid, t->tid);
+			ev.reason = why;
+			mt_emit(s, &ev);
+			set_call(t, NULL, NULL, 0);
+			ptrace(PTRACE_DETACH, t->tid, 0L, (long)WSTOPSIG(status));
+			mt_thread_del(s, t);
+			if (p->nthreads == 0)
+				mt_proc_del(s, p);
+			return;
+		}
+	}
+}
+
+/* ptrace(2) called by a tracee.  PTRACE_TRACEME: let go of the caller so
+ * its parent can trace it.  PTRACE_ATTACH/SEIZE of a thread we trace: let
+ * go of that thread so the call succeeds.  Returns true when T itself
+ * was let go (do not resume it). */
+static bool on_tracee_ptrace(struct maptap_session *s, struct mt_thread *t)
+{
+	long req = (long)t->args[0];
+	pid_t target = (pid_t)t->args[1];
+	struct mt_thread *victim;
+
+	if (req == PTRACE_TRACEME) {
+		let_go(s, t, "ptrace(PTRACE_TRACEME) by the process");
+		return true;
+	}
+	if (req != PTRACE_ATTACH && req != PTRACE_SEIZE)
+		return false;
+	victim = mt_thread_find(s, target);
+	if (!victim || victim == t)
+		return false;
+	detach_running(s, victim, "ptrace(PTRACE_ATTACH) by a traced process");
+	return false;
+}
+
+/* Entry of a call (seccomp stop or syscall-entry stop).  Returns true
+ * when T must not be resumed (it was let go). */
+static bool on_entry(struct maptap_session *s, struct mt_thread *t,
+		     uint32_t arch, uint64_t nr, const uint64_t args[6],
+		     uint64_t sp)
+{
+	const struct maptap_syscall *sc = maptap_syscall_lookup(arch, (int)nr);
+
+	if (!sc && arch != maptap_syscall_native_arch()) {
+		mt_diag(s, "pid %d: a system call of another ABI (audit arch 0x%x, nr %llu) is not decoded",
+			(int)t->proc->pid, arch, (unsigned long long)nr);
+		return false;
+	}
+	if (!sc || sc->cls == MAPTAP_SC_NONE) {
+		set_call(t, NULL, NULL, 0);
+		return false;
+	}
+	set_call(t, sc, args, sp);
+	if (sc->cls == MAPTAP_SC_PTRACE) {
+		bool gone = on_tracee_ptrace(s, t);
+
+		if (!gone)
+			set_call(t, NULL, NULL, 0);
+		return gone;
+	}
+	/* A successful exec is handled at PTRACE_EVENT_EXEC; a failed one
+	 * changed nothing.  Launch mode need not stop at its exit. */
+	if (sc->cls == MAPTAP_SC_EXEC && s->use_seccomp)
+		set_call(t, NULL, NULL, 0);
+	return false;
+}
+
+static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
+			    bool seccomp)
+{
+	struct __ptrace_syscall_info info;
+
+	if (seccomp)
+		s->stats.seccomp_stops++;
+	else
+		s->stats.syscall_stops++;
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, (void *)sizeof(info),
+		   &info) <= 0) {
+		mt_resume(s, t, 0);
+		return;
+	}
+	switch (info.op) {
+	case PTRACE_SYSCALL_INFO_ENTRY:
+		if (on_entry(s, t, info.arch, info.entry.nr, info.entry.args,
+			     info.stack_pointer))
+			return;
+		break;
+	case PTRACE_SYSCALL_INFO_SECCOMP:
+		if (on_entry(s, t, info.arch, info.seccomp.nr,
+			     info.seccomp.args, info.stack_pointer))
+			return;
+		break;
+	case PTRACE_SYSCALL_INFO_EXIT:
+		/* An exit without a seen entry (a call in progress when we
+		 * attached) changed nothing the snapshot missed. */
+		if (t->call && t->call->cls == MAPTAP_SC_MAP) {
+			s->stats.map_calls++;
+			mt_complete_call(s, t, info.exit.rval);
+		}
+		set_call(t, NULL, NULL, 0);
+		break;
+	default:
+		break;
+	}
+	mt_resume(s, t, 0);
+}
+
+/* A thread we have not seen: an auto-attached child whose first stop
+ * came before its creator's fork/clone event.  Register it now. */
+static struct mt_thread *adopt(struct maptap_session *s, pid_t tid,
+			       pid_t creator);
+
+static void on_new_child(struct maptap_session *s, struct mt_thread *t,
+			 int event)
+{
+	unsigned long msg = 0;
+	struct mt_thread *c;
+
+	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0L, &msg) != 0)
+		return;
+	c = mt_thread_find(s, (pid_t)msg);
+	if (!c)
+		adopt(s, (pid_t)msg, t->tid);
+	(void)event;
+}
+
+static struct mt_thread *adopt(struct maptap_session *s, pid_t tid,
+			       pid_t creator)
+{
+	struct maptap_event ev;
+	struct mt_proc *p, *parent;
+	struct mt_thread *t, *ct;
+	long tgid = 0, ppid = 0;
+	int same;
+
+	if (mt_proc_status_long(tid, "Tgid:", &tgid) != 0)
+		return NULL;
+	p = mt_proc_find(s, (pid_t)tgid);
+	if (p) {
+		/* A new thread of a process we trace. */
+		t = mt_thread_add(s, tid, p);
+		if (!t)
+			return NULL;
+		event_init(&ev, MAPTAP_EV_CLONE, p->pid,
+			   creator ? creator : p->pid);
+		ev.child = tid;
+		mt_emit(s, &ev);
+		return t;
+	}
+	/* A new process: its creator is CREATOR or, when its own stop came
+	 * first, its parent. */
+	ct = creator ? mt_thread_find(s, creator) : NULL;
+	if (!ct && mt_proc_status_long(tid, "PPid:", &ppid) == 0)
+		ct = mt_thread_find(s, (pid_t)ppid);
+	parent = ct ? ct->proc : NULL;
+	same = parent ? mt_same_mm(parent->pid, tid) : 0;
+	if (same == 1) {
+		p = mt_proc_new(s, tid, parent->mm);
+		if (!p)
+			return NULL;
+		parent->mm->refs++;
+	} else {
+		struct mt_mm *mm = mt_mm_new();
+
+		p = mm ? mt_proc_new(s, tid, mm) : NULL;
+		if (!p) {
+			mt_mm_put(mm);
+			return NULL;
+		}
+	}
+	t = mt_thread_add(s, tid, p);
+	if (!t)
+		return NULL;
+	event_init(&ev, same == 1 ? MAPTAP_EV_CLONE : MAPTAP_EV_FORK,
+		   parent ? parent->pid : 0, ct ? ct->tid : 0);
+	ev.child = tid;
+	ev.path = p->exe;
+	mt_emit(s, &ev);
+	if (same != 1)
+		mt_refresh_full(s, p, tid, true);
+	return t;
+}
+
+static void on_exec(struct maptap_session *s, struct mt_thread *t)
+{
+	unsigned long former = 0;
+	struct mt_proc *p = t->proc;
+	struct maptap_event ev;
+	char *old_exe;
+
+	ptrace(PTRACE_GETEVENTMSG, t->tid, 0L, &former);
+	if ((pid_t)former != t->tid) {
+		/* A non-leader thread exec'd and took the leader's tid; the
+		 * former tid is gone without an exit report (ptrace(2)). */
+		struct mt_thread *f = mt_thread_find(s, (pid_t)former);
+
+		if (f && f != t)
+			mt_thread_del(s, f);
+	}
+	set_call(t, NULL, NULL, 0);
+	/* A new mm: leave the one shared with a vfork parent. */
+	if (p->mm->refs > 1) {
+		struct mt_mm *mm = mt_mm_new();
+
+		if (mm) {
+			mt_mm_put(p->mm);
+			p->mm = mm;
+		}
+	} else {
+		maptap_mm_free(p->mm->model);
+		p->mm->model = maptap_mm_new();
+		maptap_maps_close(p->mm->reader);
+		p->mm->reader = NULL;
+		p->mm->brk = 0;
+		p->mm->in_call = 0;
+	}
+	old_exe = p->exe;
+	p->exe = mt_proc_exe(p->pid);
+	event_init(&ev, MAPTAP_EV_EXEC, p->pid, t->tid);
+	ev.former_tid = (pid_t)former;
+	ev.path = p->exe;
+	ev.old_path = old_exe;
+	ev.syscall = "execve";
+	mt_emit(s, &ev);
+	free(old_exe);
+	mt_refresh_full(s, p, t->tid, true);
+}
+
+static void on_exit_status(struct maptap_session *s, struct mt_thread *t,
+			   int status)
+{
+	struct mt_proc *p = t->proc;
+	struct maptap_event ev;
+
+	event_init(&ev, MAPTAP_EV_EXIT, p->pid, t->tid);
+	ev.status = status;
+	mt_thread_del(s, t);
+	if (p->nthreads > 0) {
+		mt_emit(s, &ev);	/* one thread of several */
+		return;
+	}
+	if (p->pid == s->launched_pid)
+		s->exit_status = status;
+	mt_emit(s, &ev);
+	mt_proc_del(s, p);
+}
+
+/* While detaching: finish what this stop owes (a call's events, a new
+ * child's registration), then let the thread go at this very stop with
+ * the signal it was to receive, if any. */
+static void detach_at_stop(struct maptap_session *s, struct mt_thread *t,
+			   int status)
+{
+	int sig = WSTOPSIG(status), event = status >> 16, deliver = 0;
+	struct mt_proc *p = t->proc;
+	struct maptap_event ev;
+
+	if (sig == (SIGTRAP | 0x80)) {
+		struct __ptrace_syscall_info info;
+
+		if (t->call && t->call->cls == MAPTAP_SC_MAP &&
+		    ptrace(PTRACE_GET_SYSCALL_INFO, t->tid,
+			   (void *)sizeof(info), &info) > 0 &&
+		    info.op == PTRACE_SYSCALL_INFO_EXIT)
+			mt_complete_call(s, t, info.exit.rval);
+	} else if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
+		   event == PTRACE_EVENT_CLONE) {
+		on_new_child(s, t, event);
+	} else if (event == 0) {
+		deliver = sig;
+	}
+	set_call(t, NULL, NULL, 0);
+	ptrace(PTRACE_DETACH, t->tid, 0L, (long)deliver);
+	event_init(&ev, MAPTAP_EV_DETACH, p->pid, t->tid);
+	ev.reason = "signal";
+	mt_emit(s, &ev);
+	mt_thread_del(s, t);
+	if (p->nthreads == 0)
+		mt_proc_del(s, p);
+}
+
+int mt_handle_status(struct maptap_session *s, pid_t tid, int status)
+{
+	struct mt_thread *t = mt_thread_find(s, tid);
+	int sig, event;
+
+	s->stats.stops++;
+	if (!t) {
+		if (!WIFSTOPPED(status))
+			return 0;
+		t = adopt(s, tid, 0);
+		if (!t) {
+			ptrace(PTRACE_DETACH, tid, 0L, 0L);
+			return 0;
+		}
+	}
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		on_exit_status(s, t, status);
+		return 0;
+	}
+	if (!WIFSTOPPED(status))
+		return 0;
+	t->fresh = false;
+	if (s->detaching) {
+		detach_at_stop(s, t, status);
+		return 0;
+	}
+	sig = WSTOPSIG(status);
+	event = status >> 16;
+	if (sig == (SIGTRAP | 0x80)) {
+		on_syscall_stop(s, t, false);
+		return 0;
+	}
+	switch (event) {
+	case PTRACE_EVENT_SECCOMP:
+		on_syscall_stop(s, t, true);
+		return 0;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		on_new_child(s, t, event);
+		mt_resume(s, t, 0);
+		return 0;
+	case PTRACE_EVENT_EXEC:
+		on_exec(s, t);
+		mt_resume(s, t, 0);
+		return 0;
+	case PTRACE_EVENT_STOP:
+		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+		    sig == SIGTTOU) {
+			/* Group-stop: stay stopped as without maptap, but let
+			 * us see SIGCONT and SIGKILL (ptrace(2), PTRACE_LISTEN). */
+			t->group_stopped = true;
+			ptrace(PTRACE_LISTEN, t->tid, 0L, 0L);
+			return 0;
+		}
+		t->group_stopped = false;
+		mt_resume(s, t, 0);
+		return 0;
+	case 0:
+		/* Signal-delivery-stop: deliver the signal unchanged. */
+		mt_resume(s, t, sig);
+		return 0;
+	default:
+		mt_resume(s, t, 0);
+		return 0;
+	}
+}
+
+/* Detach every thread (attach mode): interrupt each, and detach it at
+ * whatever stop it reports next; mt_resume() detaches while s->detaching. */
+static void start_detach(struct maptap_session *s)
+{
+	size_t i;
+
+	s->detaching = true;
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *t = s->threads.slot[i];
+
+		if (t && t != (struct mt_thread *)1)
+			ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L);
+	}
+}
+
+int maptap_session_run(struct maptap_session *s)
+{
+	while (s->threads.n > 0) {
+		int status, signo = s->detach_signo;
+		pid_t tid;
+
+		if (signo >= 0) {
+			s->detach_signo = -1;
+			if (s->launched) {
+				/* The filter needs us: pass the signal on. */
+				if (signo > 0 && s->launched_pid > 0)
+					kill(s->launched_pid, signo);
+			} else if (!s->detaching) {
+				start_detach(s);
+			}
+		}
+		tid = waitpid(-1, &status, __WALL);
+		if (tid < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ECHILD)
+				break;
+			return -errno;
+		}
+		mt_handle_status(s, tid, status);
+	}
+	return 0;
+}

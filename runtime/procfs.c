@@ -1,0 +1,165 @@
+/* procfs.c -- the few facts the tracer reads from /proc (proc(5)). */
+#include "tracer.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kcmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Read /proc/PID/FILE (small files only) into BUF, NUL-terminated. */
+static int read_small(pid_t pid, const char *file, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* A numeric field ("Tgid:", "PPid:", "TracerPid:") of /proc/PID/status. */
+int mt_proc_status_long(pid_t pid, const char *field, long *out)
+{
+	char buf[4096];
+	size_t len = strlen(field);
+	const char *p;
+	int err = read_small(pid, "status", buf, sizeof(buf));
+
+	if (err)
+		return err;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, field, len) == 0) {
+			*out = strtol(p + len, NULL, 10);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The state letter of /proc/PID/stat (R, S, D, Z, T, t, X, ...). */
+int mt_proc_state(pid_t pid, char *state)
+{
+	char buf[1024];
+	const char *p;
+	int err = read_small(pid, "stat", buf, sizeof(buf));
+
+	if (err)
+		return err;
+	/* comm may hold spaces and parentheses: the state follows the last
+	 * ')' (proc(5)). */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2])
+		return -EINVAL;
+	*state = p[2];
+	return 0;
+}
+
+/* Numeric field FIELD (1-based, as proc(5) numbers them; >= 3) of
+ * /proc/PID/stat. */
+int mt_proc_stat_field(pid_t pid, int field, long *out)
+{
+	char buf[2048];
+	const char *p;
+	int i, err = read_small(pid, "stat", buf, sizeof(buf));
+
+	if (err)
+		return err;
+	p = strrchr(buf, ')');
+	if (!p || field < 3)
+		return -EINVAL;
+	p++;	/* the space before field 3 */
+	for (i = 3; i <= field; i++) {
+		if (*p != ' ')
+			return -EINVAL;
+		if (i == field) {
+			*out = strtol(p + 1, NULL, 10);
+			return 0;
+		}
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EINVAL;
+	}
+	return -EINVAL;
+}
+
+/* 1 if PID is a kernel thread (PF_KTHREAD in the flags of
+ * /proc/PID/stat, field 9; include/linux/sched.h), 0 if not, -errno. */
+int mt_proc_is_kthread(pid_t pid)
+{
+	long flags;
+	int err = mt_proc_stat_field(pid, 9, &flags);
+
+	if (err)
+		return err;
+	return (flags & 0x00200000L) != 0;
+}
+
+char *mt_proc_exe(pid_t pid)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return strdup("");
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+/* The tids in /proc/PID/task, malloc'd. */
+int mt_proc_tids(pid_t pid, pid_t **tids, size_t *n)
+{
+	char path[64];
+	struct dirent *de;
+	pid_t *v = NULL;
+	size_t cap = 0;
+	DIR *d;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		if (*n == cap) {
+			pid_t *nv = realloc(v, (cap = cap ? 2 * cap : 16) *
+					    sizeof(*v));
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[(*n)++] = (pid_t)strtol(de->d_name, NULL, 10);
+	}
+	closedir(d);
+	*tids = v;
+	return 0;
+}
+
+/* 1 if A and B share one mm (kcmp(2), KCMP_VM), 0 if not, -errno. */
+int mt_same_mm(pid_t a, pid_t b)
+{
+	long r = syscall(SYS_kcmp, a, b, KCMP_VM, 0, 0);
+
+	if (r < 0)
+		return -errno;
+	return r == 0;
+}

@@ -1,0 +1,121 @@
+/* tracer.h -- private: the session's objects and the ptrace state machine.
+ *
+ * Objects: a session owns threads (one per traced tid, in a hash table),
+ * processes (one per traced tgid) and address spaces (struct mt_mm, shared
+ * by the processes of one mm: threads, vfork and CLONE_VM children).
+ * docs/tracer.md describes the stop handling in full.
+ */
+#ifndef MAPTAP_RUNTIME_TRACER_H
+#define MAPTAP_RUNTIME_TRACER_H
+
+#include <config.h>
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <maptap/maptap.h>
+
+/* One address space (the kernel's struct mm_struct). */
+struct mt_mm {
+	int refs;			/* processes using it */
+	struct maptap_mm *model;
+	struct maptap_maps_reader *reader;	/* bound to this mm */
+	uint64_t brk;			/* last program break seen; 0 unknown */
+	int in_call;			/* threads between entry and exit of a MAP call */
+};
+
+/* One process (thread group). */
+struct mt_proc {
+	pid_t pid;			/* tgid */
+	struct mt_mm *mm;
+	char *exe;			/* readlink of /proc/PID/exe, malloc'd */
+	int nthreads;
+	struct mt_proc *next;
+};
+
+/* One traced thread. */
+struct mt_thread {
+	pid_t tid;
+	struct mt_proc *proc;
+	const struct maptap_syscall *call;	/* pending call, or NULL */
+	uint64_t args[6];		/* its entry arguments */
+	uint64_t sp;			/* stack pointer at entry */
+	bool reported;			/* its effect was already reported, in
+					 * its name, by another thread's refresh */
+	bool group_stopped;		/* in PTRACE_LISTEN */
+	bool fresh;			/* seized, first stop not yet seen */
+	bool held;			/* stopped by our interrupt at attach */
+};
+
+struct mt_thread_table {
+	struct mt_thread **slot;	/* open addressing, NULL = empty */
+	size_t cap;			/* power of two */
+	size_t n;
+	size_t tombs;
+};
+
+struct maptap_session {
+	struct maptap_session_opts opts;
+	bool use_seccomp;		/* launch mode with the filter */
+	bool launched;
+	pid_t launched_pid;
+	int exit_status;		/* of the launched command, or -1 */
+	struct mt_thread_table threads;
+	struct mt_proc *procs;
+	volatile sig_atomic_t detach_signo;	/* request, -1: none */
+	bool detaching;
+	struct maptap_vma_buf buf;	/* scratch for reads */
+	struct maptap_vma_buf buf2;
+	struct maptap_session_stats stats;
+	uint64_t last_ns;
+	char errmsg[512];
+};
+
+/* session.c */
+int mt_error(struct maptap_session *s, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void mt_diag(struct maptap_session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+uint64_t mt_now_ns(void);
+int mt_emit(struct maptap_session *s, struct maptap_event *ev);
+struct mt_thread *mt_thread_find(struct maptap_session *s, pid_t tid);
+struct mt_thread *mt_thread_add(struct maptap_session *s, pid_t tid,
+				struct mt_proc *proc);
+void mt_thread_del(struct maptap_session *s, struct mt_thread *t);
+struct mt_proc *mt_proc_find(struct maptap_session *s, pid_t pid);
+struct mt_proc *mt_proc_new(struct maptap_session *s, pid_t pid,
+			    struct mt_mm *mm);
+void mt_proc_del(struct maptap_session *s, struct mt_proc *p);
+struct mt_mm *mt_mm_new(void);
+void mt_mm_put(struct mt_mm *mm);
+
+/* refresh.c: bring models up to date and emit their events */
+int mt_refresh_full(struct maptap_session *s, struct mt_proc *p, pid_t tid,
+		    bool snapshot);
+int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
+		     int64_t ret);
+void mt_verify(struct maptap_session *s, struct mt_proc *p);
+
+/* procfs.c: small readers of /proc */
+int mt_proc_status_long(pid_t pid, const char *field, long *out);
+int mt_proc_state(pid_t pid, char *state);
+int mt_proc_stat_field(pid_t pid, int field, long *out);
+int mt_proc_is_kthread(pid_t pid);
+char *mt_proc_exe(pid_t pid);
+int mt_proc_tids(pid_t pid, pid_t **tids, size_t *n);
+int mt_same_mm(pid_t a, pid_t b);
+
+/* seccomp.c */
+int mt_seccomp_install(void);
+
+/* loop.c: the ptrace stop state machine */
+int mt_handle_status(struct maptap_session *s, pid_t tid, int status);
+void mt_resume(struct maptap_session *s, struct mt_thread *t, int sig);
+
+#define MT_PTRACE_OPTS (PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | \
+			PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \
+			PTRACE_O_TRACEEXEC)
+
+#endif
