@@ -11,11 +11,12 @@
  *
  * Hex fields are printed with seq_put_hex_ll() at a minimum width (8 for
  * addresses and offset, 2 for major and minor) and grow as needed, so we
- * accept any width whose value fits the field.  The name therefore starts at column max(c, 72) + 1,
- * where c is the column after the space that follows the inode: that rule
- * recovers a name exactly, even one that begins with spaces.  Lines that
- * do not follow the kernel's padding (hand-written fixtures) fall back to
- * "everything after the run of spaces that follows the inode".
+ * accept any width whose value fits the field.  The name therefore starts
+ * at column max(c, 72) + 1, where c is the column after the space that
+ * follows the inode: that rule recovers a name exactly, even one that
+ * begins with spaces.  Lines that do not follow the kernel's padding
+ * (hand-written fixtures) fall back to "everything after the run of
+ * spaces that follows the inode".
  *
  * sscanf() would cost several times more per line and cannot take a name
  * with spaces; this is on the path of every full read, so it is written

@@ -290,7 +290,8 @@ static bool uniform_run(const struct mm_scratch *s, uint64_t lo, uint64_t hi,
 		if (prev) {
 			a = old_side ? prev->old : prev->new;
 			b = old_side ? p->old : p->new;
-			if (prev->hi != p->lo || !mm_state_eq(a, p->lo, b, p->lo))
+			if (prev->hi != p->lo ||
+			    !mm_state_eq(a, p->lo, b, p->lo))
 				return false;
 		}
 		prev = p;
@@ -494,7 +495,7 @@ static bool as_grow(const struct diff *d, size_t i, struct maptap_event *ev)
 	hi = min64(o->end, v->end);
 	clip_unchanged(d, i, &lo, &hi);
 	if (lo >= hi)
-		return false;	/* the neighbour changed too (fresh, moved) */
+		return false;	/* the neighbour changed as well */
 	fill_common(d, ev, MAPTAP_EV_GROW);
 	ev->vma = mm_vma_at(v, up ? lo : p->lo, up ? p->hi : hi);
 	ev->old = mm_vma_at(o, lo, hi);
@@ -530,7 +531,7 @@ static bool as_shrink(const struct diff *d, size_t i, struct maptap_event *ev)
 	hi = top ? p->lo : min64(o->end, w->end);
 	clip_unchanged(d, i, &lo, &hi);
 	if (lo >= hi)
-		return false;	/* the neighbour changed too (fresh, moved) */
+		return false;	/* the neighbour changed as well */
 	fill_common(d, ev, MAPTAP_EV_SHRINK);
 	ev->vma = mm_vma_at(o, lo, hi);
 	ev->old = mm_vma_at(o, top ? lo : p->lo, top ? p->hi : hi);

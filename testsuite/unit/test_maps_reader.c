@@ -312,6 +312,12 @@ static void test_child(void)
 	tap_int_eq(maptap_maps_read_all(rq, &q), 0, "read child by query");
 	tap_int_eq(maptap_maps_read_all(rt, &t), 0, "read child's text");
 	tap_ok(bufs_eq(&q, &t), "child: both sources give the same VMAs");
+	maptap_vma_buf_clear(&t);
+	tap_int_eq(read_all(c.pid, MAPTAP_MAPS_AUTO, &t), 0,
+		   "read child with AUTO (full reads by text)");
+	tap_ok(bufs_eq(&q, &t), "child: AUTO gives the same VMAs");
+	maptap_vma_buf_clear(&t);
+	tap_int_eq(maptap_maps_read_all(rt, &t), 0, "read child's text again");
 	check_names(&q, "query");
 	check_names(&t, "text");
 	check_range(rq, c.mid, "query");
