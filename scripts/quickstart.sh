@@ -19,7 +19,7 @@ builddir=${BUILDDIR:-$top/build}
 # the tools the testsuite and the fuzz run use.
 pkgs="build-essential autoconf automake libtool pkg-config libelf-dev
 libdw-dev libunwind-dev systemtap-sdt-dev linux-libc-dev elfutils binutils
-clang libclang-rt-14-dev python3 strace"
+clang libclang-rt-14-dev python3 strace time"
 
 missing=
 for p in $pkgs; do
