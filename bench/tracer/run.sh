@@ -188,6 +188,20 @@ for pin in $pins; do
 done
 
 echo
+echo "CPU time ratios (less sensitive than wall time to a busy machine)"
+printf '%-10s %-5s %9s %9s %9s\n' target cpus 'mt/untr' 'st/untr' 'mt/st'
+for pin in $pins; do
+	for target in $targets; do
+		cn=$(median "$work/$target.none.$pin.times" 2)
+		cm=$(median "$work/$target.maptap.$pin.times" 2)
+		cs=$(median "$work/$target.strace.$pin.times" 2)
+		awk -v t="$target" -v p="$pin" -v cn="$cn" -v cm="$cm" \
+		    -v cs="$cs" 'BEGIN { printf "%-10s %-5s %9.2f %9.2f %9.2f\n",
+			t, p, cm / cn, cs / cn, cm / cs }'
+	done
+done
+
+echo
 echo "pinned to CPU 0 against unpinned (wall, median): < 1 means pinning helps"
 printf '%-10s %9s %9s %9s\n' target untraced maptap strace
 for target in $targets; do
@@ -202,8 +216,9 @@ done
 
 echo
 echo "maptap stops (maptap -v, last round); wall time added per mapping call"
-printf '%-10s %-5s %8s %8s %8s %9s %10s %10s %10s\n' target cpus stops \
-	seccomp syscall 'map calls' 'stops/call' 'maptap us' 'strace us'
+printf '%-10s %-5s %8s %8s %8s %9s %10s %10s %10s %10s\n' target cpus \
+	stops seccomp syscall 'map calls' 'stops/call' 'maptap us' \
+	'strace us' 'mt cpu us'
 for pin in $pins; do
 	for target in $targets; do
 		read -r st sc sy mc <<<"$(stop_counts "$target" "$pin")" ||
@@ -211,21 +226,26 @@ for pin in $pins; do
 		wn=$(median "$work/$target.none.$pin.times" 1)
 		wm=$(median "$work/$target.maptap.$pin.times" 1)
 		ws=$(median "$work/$target.strace.$pin.times" 1)
+		cn=$(median "$work/$target.none.$pin.times" 2)
+		cm=$(median "$work/$target.maptap.$pin.times" 2)
 		awk -v t="$target" -v p="$pin" -v st="$st" -v sc="$sc" \
 		    -v sy="$sy" -v mc="$mc" -v wn="$wn" -v wm="$wm" -v ws="$ws" \
+		    -v cn="$cn" -v cm="$cm" \
 		    'BEGIN {
 			printf "%-10s %-5s %8d %8d %8d %9d %10.3f", t, p, st,
 				sc, sy, mc, mc ? st / mc : 0
 			# Too few calls to say anything per call: only start-up.
 			if (mc < 1000)
-				printf " %10s %10s\n", "-", "-"
+				printf " %10s %10s %10s\n", "-", "-", "-"
 			else
-				printf " %10.1f %10.1f\n", (wm - wn) * 1e6 / mc,
-					(ws - wn) * 1e6 / mc }'
+				printf " %10.1f %10.1f %10.1f\n",
+					(wm - wn) * 1e6 / mc,
+					(ws - wn) * 1e6 / mc,
+					(cm - cn) * 1e6 / mc }'
 	done
 done
 echo
 echo "maptap us, strace us: (traced wall - untraced wall) / mapping calls;"
 echo "both tracers stop twice per call (seccomp, then syscall exit), so the"
 echo "difference is what maptap does per call beyond the stops (range"
-echo "refresh, diff, event)."
+echo "refresh, diff, event).  maptap cpu us: the same in CPU time."
