@@ -1,0 +1,52 @@
+#!/bin/sh
+# stops.sh -- the stop counts bench/tracer/run.sh reports, checked exactly
+# (counts, not times, so the result does not depend on the machine's load).
+#
+# Launch mode must stop once at seccomp and once at the exit of each
+# mapping call, and never for a call that cannot change the address space
+# (issue 2: "one seccomp stop plus one exit stop").  Running each target
+# twice with different counts cancels the start-up stops (ld.so, libc)
+# out of the comparison.
+. "$top_srcdir/testsuite/lib/tap.sh"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/maptap-stops.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+maptap=$top_builddir/maptap
+
+for t in nomap_loop map_loop; do
+	$CC -O2 -o "$work/$t" "$top_srcdir/bench/tracer/$t.c" ||
+		{ fail "build $t"; tap_done; exit 1; }
+done
+
+# counts TARGET N: print "stops seccomp syscall mapping_calls" of one run.
+counts() {
+	"$maptap" -v -o /dev/null -c "$work/$1 $2" 2>"$work/err" ||
+		{ cat "$work/err" | sed 's/^/# /'; return 1; }
+	sed -n 's/^maptap: \([0-9]*\) stops (\([0-9]*\) seccomp, \([0-9]*\) syscall), \([0-9]*\) mapping calls.*/\1 \2 \3 \4/p' \
+		"$work/err"
+}
+
+a=$(counts map_loop 1000) && b=$(counts map_loop 3000)
+if [ -z "$a" ] || [ -z "$b" ]; then
+	fail "maptap -v prints its counters for map_loop"
+	tap_done; exit 1
+fi
+set -- $a $b
+diag "map_loop 1000: $a; map_loop 3000: $b"
+check "2000 more pairs are exactly 4000 more mapping calls" \
+	[ $(($8 - $4)) -eq 4000 ]
+# One stop per call is the least that sees a call in launch mode; the
+# obvious design needs two (seccomp, exit).  Fewer than two is welcome
+# where the event stays exact, more is a regression.
+check "at least one stop per mapping call" [ $(($5 - $1)) -ge 4000 ]
+check "at most two stops per mapping call" [ $(($5 - $1)) -le 8000 ]
+check "at most one seccomp stop per mapping call" [ $(($6 - $2)) -le 4000 ]
+
+a=$(counts nomap_loop 1000) && b=$(counts nomap_loop 100000)
+if [ -z "$a" ] || [ -z "$b" ]; then
+	fail "maptap -v prints its counters for nomap_loop"
+	tap_done; exit 1
+fi
+diag "nomap_loop 1000: $a; nomap_loop 100000: $b"
+check "getppid never stops the target (seccomp allows it)" [ "$a" = "$b" ]
+tap_done
