@@ -132,10 +132,8 @@ class Run:
                 (pid is None or e["pid"] == pid)]
 
 
-def maptap(args, timeout=120, json_out=True, verify=True, stdin=None,
-           env=None):
-    """Run maptap ARGS (a list) with --json to a file and --verify; return
-    a Run."""
+def maptap_argv(args, json_out=True, verify=True):
+    """The full command line of maptap ARGS and the JSON file it writes."""
     jsonfile = None
     full = [MAPTAP]
     if json_out:
@@ -143,10 +141,22 @@ def maptap(args, timeout=120, json_out=True, verify=True, stdin=None,
         full += ["--json", "-o", jsonfile]
     if verify:
         full += ["--verify"]
-    full += list(args)
+    return full + list(args), jsonfile
+
+
+def maptap(args, timeout=120, json_out=True, verify=True, stdin=None,
+           env=None):
+    """Run maptap ARGS (a list) with --json to a file and --verify; return
+    a Run."""
+    full, jsonfile = maptap_argv(args, json_out, verify)
     p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          stdin=stdin if stdin is not None else subprocess.DEVNULL,
                          text=True, env=env, errors="replace")
+    return finish(p, full, jsonfile, timeout)
+
+
+def finish(p, full, jsonfile, timeout=120):
+    """Wait (bounded) for the maptap process P started as FULL; a Run."""
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -158,6 +168,153 @@ def maptap(args, timeout=120, json_out=True, verify=True, stdin=None,
 
 def hexint(s):
     return int(s, 16)
+
+
+def reports(text):
+    """The "KEY 0xSTART 0xEND" lines a target printed: {KEY: (start, end)}
+    (the last line of each KEY)."""
+    res = {}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1].startswith("0x") and f[2].startswith("0x"):
+            res[f[0]] = (hexint(f[1]), hexint(f[2]))
+    return res
+
+
+def span(e):
+    return hexint(e["start"]), hexint(e["end"])
+
+
+def old_span(e):
+    return hexint(e["old"]["start"]), hexint(e["old"]["end"])
+
+
+def touching(events, lo, hi, pid=None, snapshot=False):
+    """Range events (not snapshots unless SNAPSHOT) whose new or old range
+    meets [LO, HI)."""
+    kinds = ("map", "unmap", "protect", "replace", "move", "rename",
+             "grow", "shrink")
+    res = []
+    for e in events:
+        if e["event"] not in kinds or (pid is not None and e["pid"] != pid):
+            continue
+        if e.get("snapshot") and not snapshot:
+            continue
+        a, b = span(e)
+        hit = a < hi and lo < b
+        if "old" in e and e["event"] in ("move", "grow", "shrink"):
+            a, b = old_span(e)
+            hit = hit or (a < hi and lo < b)
+        if hit:
+            res.append(e)
+    return res
+
+
+def first_pid(run, event="exec"):
+    """The pid of the first EVENT of RUN (the launched command's pid for
+    "exec"), or None."""
+    for e in run.events:
+        if e["event"] == event:
+            return e["pid"]
+    return None
+
+
+def maps_pages(path):
+    """/proc/PID/maps text (a copy in PATH) as the page map replay()
+    returns: {page: (perms, label, offset at page)}."""
+    pages = {}
+    with open(path, "rb") as f:
+        for raw in f:
+            line = raw.rstrip(b"\n").decode("utf-8", "surrogateescape")
+            f6 = line.split(None, 5)
+            lo, hi = (int(x, 16) for x in f6[0].split("-"))
+            perms, off, inode = f6[1], int(f6[2], 16), int(f6[4])
+            label = f6[5] if len(f6) > 5 else ""
+            for a in range(lo, hi, 4096):
+                pages[a] = (perms, label,
+                            off + (a - lo) if inode else 0)
+    return pages
+
+
+def check_replay(run, pid, maps_path, name):
+    """One case: the log of PID replays into the maps the target saved
+    just before exiting ([stack] aside: it grows without a call)."""
+    want = maps_pages(maps_path)
+    got = replay(run.events, pid)
+    want = {a: v for a, v in want.items() if v[1] != "[stack]"}
+    got = {a: v for a, v in got.items() if v[1] != "[stack]"}
+    if ok(got == want, name):
+        return True
+    bad = sorted(set(got) ^ set(want) |
+                 {a for a in got if a in want and got[a] != want[a]})
+    for a in bad[:8]:
+        diag("page 0x%x: log %r, kernel %r" % (a, got.get(a), want.get(a)))
+    return False
+
+
+def no_verify_diffs(run, name):
+    d = run.verify_diffs()
+    if not ok(not d, name + ": no verify differences"):
+        for line in d[:10]:
+            diag(line)
+    return not d
+
+
+def untraced(argv, timeout=60, stdin=None):
+    """Run ARGV without maptap; return (status as maptap reports it,
+    stdout)."""
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                       timeout=timeout)
+    code = p.returncode if p.returncode >= 0 else 128 - p.returncode
+    return code, p.stdout
+
+
+def wait_until(cond, timeout=20.0, what="condition"):
+    """Poll COND until it is true, for at most TIMEOUT seconds: for states
+    the kernel reports only through /proc (stopped, traced).  Returns
+    the last value of COND."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = cond()
+        if v or time.monotonic() > deadline:
+            if not v:
+                diag("timed out waiting for " + what)
+            return v
+        time.sleep(0.01)
+
+
+def proc_status(pid, field):
+    """A field of /proc/PID/status as a string, or None."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        return None
+    return None
+
+
+def tracer_pid(pid):
+    v = proc_status(pid, "TracerPid")
+    return int(v) if v is not None else None
+
+
+def task_states(pid):
+    """{tid: state letter} of every thread of PID."""
+    res = {}
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return res
+    for t in tids:
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, t)) as f:
+                res[int(t)] = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            pass
+    return res
 
 
 def replay(events, pid):
