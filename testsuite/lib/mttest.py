@@ -171,13 +171,15 @@ def hexint(s):
 
 
 def reports(text):
-    """The "KEY 0xSTART 0xEND" lines a target printed: {KEY: (start, end)}
-    (the last line of each KEY)."""
+    """What a target printed as "KEY 0xSTART 0xEND" ({KEY: (start, end)})
+    and as "KEY N" ({KEY: N}); the last line of each KEY."""
     res = {}
     for line in text.splitlines():
         f = line.split()
         if len(f) == 3 and f[1].startswith("0x") and f[2].startswith("0x"):
             res[f[0]] = (hexint(f[1]), hexint(f[2]))
+        elif len(f) == 2 and f[1].isdigit():
+            res[f[0]] = int(f[1])
     return res
 
 
@@ -208,6 +210,18 @@ def touching(events, lo, hi, pid=None, snapshot=False):
         if hit:
             res.append(e)
     return res
+
+
+def history(events, lo, hi, pid):
+    """[(event, (start, end), syscall, tid)] of the range events touching
+    [LO, HI), from the last one that mapped exactly [LO, HI) on: the
+    area may have been used before (the loader maps and unmaps
+    ld.so.cache early)."""
+    ev = touching(events, lo, hi, pid)
+    mine = [i for i, e in enumerate(ev)
+            if e["event"] == "map" and span(e) == (lo, hi)]
+    ev = ev[mine[-1]:] if mine else ev
+    return [(e["event"], span(e), e["syscall"], e["tid"]) for e in ev]
 
 
 def first_pid(run, event="exec"):

@@ -33,17 +33,6 @@ def run(scenario, *extra):
     return r, pid, rep
 
 
-def calls(events, pid, lo, hi):
-    """[(event, (start, end), syscall, tid)] touching [lo, hi), from the
-    last event that mapped exactly [lo, hi) on (the area may have been
-    used before: the loader maps and unmaps ld.so.cache early)."""
-    ev = t.touching(events, lo, hi, pid)
-    mine = [i for i, e in enumerate(ev)
-            if e["event"] == "map" and t.span(e) == (lo, hi)]
-    ev = ev[mine[-1]:] if mine else ev
-    return [(e["event"], t.span(e), e["syscall"], e["tid"]) for e in ev]
-
-
 # dlopen/dlclose: the library's mappings come in with mmap and leave with
 # munmap, all of them, in the name of the only thread.
 r, pid, rep = run("dlopen", lib)
@@ -88,7 +77,7 @@ if ev:
 r, pid, rep = run("munmap")
 lo, hi = rep.get("mapped", (0, 0))
 ulo, uhi = rep.get("unmapped", (0, 0))
-t.eq(calls(r.events, pid, lo, hi),
+t.eq(t.history(r.events, lo, hi, pid),
      [("map", (lo, hi), "mmap", pid), ("unmap", (ulo, uhi), "munmap", pid)],
      "partial munmap: one map, one unmap of exactly the middle")
 
@@ -96,7 +85,7 @@ t.eq(calls(r.events, pid, lo, hi),
 r, pid, rep = run("mprotect")
 lo, hi = rep.get("mapped", (0, 0))
 plo, phi = rep.get("protected", (0, 0))
-t.eq(calls(r.events, pid, lo, hi),
+t.eq(t.history(r.events, lo, hi, pid),
      [("map", (lo, hi), "mmap", pid), ("protect", (plo, phi), "mprotect", pid)],
      "mprotect split: one protect event of exactly the range")
 ev = r.find("protect", pid=pid, start=hex(plo))
