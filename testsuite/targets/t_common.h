@@ -18,19 +18,19 @@
 
 static char t_outbuf[1 << 16];
 
-static void t_init(void)
+static inline void t_init(void)
 {
 	setvbuf(stdout, t_outbuf, _IOFBF, sizeof(t_outbuf));
 }
 
-static void t_report(const char *key, const void *lo, const void *hi)
+static inline void t_report(const char *key, const void *lo, const void *hi)
 {
 	printf("%s 0x%llx 0x%llx\n", key, (unsigned long long)(uintptr_t)lo,
 	       (unsigned long long)(uintptr_t)hi);
 }
 
 /* Copy /proc/self/maps to PATH (nothing when PATH is NULL). */
-static void t_dump_maps(const char *path)
+static inline void t_dump_maps(const char *path)
 {
 	static char buf[1 << 16];
 	ssize_t n;
@@ -50,7 +50,7 @@ static void t_dump_maps(const char *path)
 	close(out);
 }
 
-static void t_die(const char *what)
+static inline void t_die(const char *what)
 {
 	perror(what);
 	fflush(stdout);
