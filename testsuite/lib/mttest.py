@@ -315,6 +315,18 @@ def tracer_pid(pid):
     return int(v) if v is not None else None
 
 
+def tracer_pid_tid(pid, tid):
+    """TracerPid of thread TID of process PID, or None."""
+    try:
+        with open("/proc/%d/task/%d/status" % (pid, tid)) as f:
+            for line in f:
+                if line.startswith("TracerPid:"):
+                    return int(line.split(":", 1)[1])
+    except OSError:
+        return None
+    return None
+
+
 def task_states(pid):
     """{tid: state letter} of every thread of PID."""
     res = {}
