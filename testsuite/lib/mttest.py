@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 SRCDIR = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -156,13 +157,33 @@ def maptap(args, timeout=120, json_out=True, verify=True, stdin=None,
 
 
 def finish(p, full, jsonfile, timeout=120):
-    """Wait (bounded) for the maptap process P started as FULL; a Run."""
+    """Wait (bounded) for the maptap process P started as FULL; a Run.
+    Reads what is left of P's stdout and stderr through their Python
+    file objects, so lines the test already read stay read and nothing
+    buffered is lost."""
+    got = {}
+
+    def drain(name, f):
+        got[name] = f.read() if f else ""
+
+    if p.stdin:
+        try:
+            p.stdin.close()
+        except OSError:
+            pass
+    threads = [threading.Thread(target=drain, args=(n, f))
+               for n, f in (("out", p.stdout), ("err", p.stderr))]
+    for th in threads:
+        th.start()
     try:
-        out, err = p.communicate(timeout=timeout)
+        p.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
         diag("maptap timed out: %s" % " ".join(map(shlex.quote, full)))
+        p.kill()
+        p.wait()
+    for th in threads:
+        th.join(timeout=30)
+    out, err = got.get("out", ""), got.get("err", "")
     return Run(full, p, out, err, jsonfile)
 
 
