@@ -129,6 +129,48 @@ r = t.finish(mp, full, jsonfile, timeout=60)
 t.eq(r.status, 0, "^Z/fg -x: maptap ends with the target, status 0")
 t.no_verify_diffs(r, "^Z/fg -x")
 
+# SIGINT to maptap -x while the target is stopped: it stays stopped, now
+# untraced ('T'), and a SIGCONT resumes it (ptrace(2): a tracee detached
+# in group-stop stays stopped).
+tp, pid = start_target(busy)
+mp, full, jsonfile = start_maptap(["-x", str(pid)])
+t.wait_until(lambda: file_nonempty(jsonfile), what="events in the log")
+os.kill(pid, signal.SIGSTOP)
+os.waitpid(pid, os.WUNTRACED)
+mp.send_signal(signal.SIGINT)
+r = t.finish(mp, full, jsonfile, timeout=60)
+t.eq(r.status, 0, "SIGINT while stopped: maptap -x exits 0")
+st = t.task_states(pid)
+t.eq((set(st.values()), {t.tracer_pid_tid(pid, x) for x in st}),
+     ({"T"}, {0}), "SIGINT while stopped: every thread stopped, untraced")
+os.kill(pid, signal.SIGCONT)
+w = os.waitpid(pid, os.WCONTINUED)[1]
+t.ok(os.WIFCONTINUED(w), "SIGINT while stopped: SIGCONT resumes it")
+out, _ = tp.communicate("go\n", timeout=60)
+t.eq((out, tp.returncode), REF,
+     "SIGINT while stopped: the target ends as untraced")
+
+# Attach to a stopped process: it stays stopped until SIGCONT, then runs
+# on traced.
+tp, pid = start_target(busy)
+os.kill(pid, signal.SIGSTOP)
+os.waitpid(pid, os.WUNTRACED)
+mp, full, jsonfile = start_maptap(["-x", str(pid)])
+t.wait_until(lambda: (lambda s: bool(s) and all(
+    t.tracer_pid_tid(pid, x) == mp.pid for x in s))(t.task_states(pid)),
+    what="every thread seized")
+os.kill(pid, signal.SIGCONT)
+w = os.waitpid(pid, os.WCONTINUED)[1]
+t.ok(os.WIFCONTINUED(w), "attach while stopped: SIGCONT resumes it")
+out, _ = tp.communicate("go\n", timeout=60)
+t.eq((out, tp.returncode), REF,
+     "attach while stopped: the target ends as untraced")
+r = t.finish(mp, full, jsonfile, timeout=60)
+t.eq(r.status, 0, "attach while stopped: maptap ends with the target")
+t.ok(r.find("attach", pid=pid) and r.find("exit", pid=pid, tid=pid),
+     "attach while stopped: attach and exit logged")
+t.no_verify_diffs(r, "attach while stopped")
+
 # ^Z/fg under maptap -c: the target stops, maptap neither exits nor hangs,
 # and the target resumes and passes its status through.
 full, jsonfile = t.maptap_argv(["-c", busy])

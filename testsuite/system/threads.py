@@ -9,6 +9,7 @@ a null syscall), no verify difference, and the log replays into the
 final maps.
 """
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -16,46 +17,87 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import mttest as t
 
 PG = 4096
-NTHREADS, ROUNDS = 4, 40
+NTHREADS, ROUNDS = int(os.environ.get("MT_THREADS", 4)), int(os.environ.get("MT_ROUNDS", 40))
 
 prog = t.build("t_threads")
-maps = os.path.join(t.tmpdir(), "threads.maps")
-r = t.maptap(["-c", "%s %s %d %d" % (prog, maps, NTHREADS, ROUNDS)])
-t.eq(r.status, 0, "threads: exit status 0")
-t.no_verify_diffs(r, "threads")
-pid = t.first_pid(r)
-rep = t.reports(r.stdout)
-areas = {k: v for k, v in rep.items() if k.startswith("area-")}
-t.eq(len(areas), NTHREADS * ROUNDS, "threads: every area reported")
-tids = {int(k.split("-")[1]) for k in areas}
-t.eq(len(tids), NTHREADS, "threads: %d distinct threads" % NTHREADS)
-clones = {e["child"] for e in r.find("clone", pid=pid)}
-t.ok(tids <= clones, "threads: a clone event for each thread")
 
-wrong = []
-for key, (lo, hi) in sorted(areas.items()):
-    tid = int(key.split("-")[1])
-    # Events are cut to what changed, so a neighbour's area merged
-    # with this one adds nothing here: what touches it is ours.
-    got = t.history(r.events, lo, hi, pid)
-    want = [("map", (lo, hi), "mmap", tid),
-            ("protect", (lo + 2 * PG, lo + 4 * PG), "mprotect", tid),
-            ("unmap", (lo + 5 * PG, lo + 7 * PG), "munmap", tid)]
-    if got != want:
-        wrong.append((key, got, want))
-if not t.ok(not wrong, "threads: each area has exactly its thread's three events"):
-    for key, got, want in wrong[:5]:
-        t.diag("%s: got %r" % (key, got))
-        t.diag("%s: want %r" % (key, want))
-t.eq([e for e in r.find("replace", pid=pid) if e["tid"] in tids], [],
-     "threads: no replace event by a worker")
-t.eq([e for e in r.range_events(pid)
-      if not e["snapshot"] and e["syscall"] is None], [],
-     "threads: no resync (no range event without a syscall)")
-if os.path.exists(maps):
-    t.check_replay(r, pid, maps, "threads: log replays into the final maps")
-else:
-    t.ok(False, "threads: the target saved its maps")
+
+def run_attached(args):
+    """maptap -x on t_threads ARGS ... wait: attach while its threads wait
+    at the barrier, then let them go."""
+    tp = subprocess.Popen([prog] + args + ["wait"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True)
+    f = tp.stdout.readline().split()
+    pid = int(f[1])
+    full, jsonfile = t.maptap_argv(["-x", str(pid)])
+    mp = subprocess.Popen(full, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    # Once every thread is seized, nothing it does is missed: a seized
+    # thread stops for maptap's interrupt before it returns to user
+    # space, and the snapshot is read before any is resumed.
+    t.wait_until(lambda: (lambda s: bool(s) and all(
+        t.tracer_pid_tid(pid, x) == mp.pid for x in s))(t.task_states(pid)),
+        what="every thread seized")
+    tp.stdin.write("go\n")
+    tp.stdin.close()
+    out = tp.stdout.read()
+    status = tp.wait(timeout=120)
+    r = t.finish(mp, full, jsonfile)
+    r.stdout = out
+    return r, pid, status
+
+
+def check_threads(mode):
+    name = "threads (%s)" % mode
+    maps = os.path.join(t.tmpdir(), "threads-%s.maps" % mode.strip("-"))
+    args = [maps, str(NTHREADS), str(ROUNDS)]
+    if mode == "-x":
+        r, pid, status = run_attached(args)
+        t.eq((status, r.status), (0, 0), name + ": exit status 0, maptap 0")
+    else:
+        opts = [mode] if mode.startswith("--") else []
+        r = t.maptap(opts + ["-c", " ".join([prog] + args)])
+        pid = t.first_pid(r)
+        t.eq(r.status, 0, name + ": exit status 0")
+    t.no_verify_diffs(r, name)
+    rep = t.reports(r.stdout)
+    areas = {k: v for k, v in rep.items() if k.startswith("area-")}
+    t.eq(len(areas), NTHREADS * ROUNDS, name + ": every area reported")
+    tids = {int(k.split("-")[1]) for k in areas}
+    t.eq(len(tids), NTHREADS, name + ": %d distinct threads" % NTHREADS)
+    if mode != "-x":
+        clones = {e["child"] for e in r.find("clone", pid=pid)}
+        t.ok(tids <= clones, name + ": a clone event for each thread")
+    wrong = []
+    for key, (lo, hi) in sorted(areas.items()):
+        tid = int(key.split("-")[1])
+        # Events are cut to what changed, so a neighbour's area merged
+        # with this one adds nothing here: what touches it is ours.
+        got = t.history(r.events, lo, hi, pid)
+        want = [("map", (lo, hi), "mmap", tid),
+                ("protect", (lo + 2 * PG, lo + 4 * PG), "mprotect", tid),
+                ("unmap", (lo + 5 * PG, lo + 7 * PG), "munmap", tid)]
+        if got != want:
+            wrong.append((key, got, want))
+    if not t.ok(not wrong,
+                name + ": each area has exactly its thread's three events"):
+        for key, got, want in wrong[:5]:
+            t.diag("%s: got %r" % (key, got))
+            t.diag("%s: want %r" % (key, want))
+    t.eq([e for e in r.find("replace", pid=pid) if e["tid"] in tids], [],
+         name + ": no replace event by a worker")
+    t.eq([e for e in r.range_events(pid)
+          if not e["snapshot"] and e["syscall"] is None], [],
+         name + ": no resync (no range event without a syscall)")
+    if os.path.exists(maps):
+        t.check_replay(r, pid, maps, name + ": log replays into the final maps")
+    else:
+        t.ok(False, name + ": the target saved its maps")
+
+
+for mode in ("-c", "--no-seccomp", "-x"):
+    check_threads(mode)
 
 # exec from a non-leader thread: the exec event is the leader's, with the
 # exec'ing thread as former_tid (execve(2): it takes the leader's tid).

@@ -1,13 +1,16 @@
 /* t_threads.c -- several threads changing the address space at once.
  *
- * Usage: t_threads MAPS_OUT NTHREADS ROUNDS
- * All threads start together (a barrier); each round a thread maps 8
+ * Usage: t_threads MAPS_OUT NTHREADS ROUNDS [wait]
+ * With "wait", it prints "ready PID" once its threads exist and waits for
+ * a line on stdin (time for maptap -x to attach).  Then all threads start
+ * together (a barrier); each round a thread maps 8
  * pages, protects pages 2-3 and unmaps pages 5-6 of them, and keeps the
  * rest, so no address is ever used by two threads and the test can
  * attribute every event.  Prints "area-TID-ROUND 0xSTART 0xEND".
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "t_common.h"
@@ -56,10 +59,19 @@ int main(int argc, char **argv)
 	rounds = atoi(argv[3]);
 	if (n < 1 || n > 64)
 		return 2;
-	pthread_barrier_init(&start, NULL, (unsigned)n);
+	pthread_barrier_init(&start, NULL, (unsigned)n + 1);
 	for (i = 0; i < n; i++)
 		if (pthread_create(&th[i], NULL, worker, NULL))
 			t_die("pthread_create");
+	if (argc > 4 && strcmp(argv[4], "wait") == 0) {
+		char line[16];
+
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		if (read(0, line, sizeof(line)) <= 0)
+			return 3;
+	}
+	pthread_barrier_wait(&start);
 	for (i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	t_dump_maps(argv[1]);
