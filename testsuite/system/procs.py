@@ -124,6 +124,26 @@ for opts, want in ((["--no-seccomp"], 0), ([], 15)):
          name + ": logged as a detach of the child")
     t.no_verify_diffs(r, name)
 
+# A CLONE_VM|CLONE_UNTRACED child (LeakSanitizer's StopTheWorld makes
+# one) is not auto-attached.  Under the seccomp filter it inherits, its
+# mmap fails with ENOSYS (no tracer: seccomp(2), SECCOMP_RET_TRACE), which
+# hangs ASan programs at exit; without the filter its mappings in the
+# shared mm are missed until a resync.  Known broken: maptap would have
+# to trap clone/clone3 with CLONE_UNTRACED and clear the flag (a new
+# syscall class, docs/tracer.md).
+prog = t.build("t_untraced")
+code, out = t.untraced([prog])
+r = t.maptap(["-c", prog])
+t.todo(r.status == code == 0, "CLONE_UNTRACED child: its mmap works (%s, untraced %s)"
+       % (r.status, code), "seccomp filter without a tracer: ENOSYS")
+r = t.maptap(["--no-seccomp", "-c", prog])
+t.eq(r.status, code, "CLONE_UNTRACED child --no-seccomp: exit status as untraced")
+lo, hi = t.reports(r.stdout).get("child-area", (0, 0))
+t.todo(not r.verify_diffs() and t.history(r.events, lo, hi, t.first_pid(r))[:1]
+       and t.history(r.events, lo, hi, t.first_pid(r))[0][2] == "mmap",
+       "CLONE_UNTRACED child --no-seccomp: its mmap is logged",
+       "the untraced child's calls are not seen")
+
 # strace -f under maptap: strace attaches to (or is asked to trace by)
 # processes maptap traces; each is let go first and logged.
 if shutil.which("strace"):
