@@ -156,10 +156,11 @@ def maptap_argv(args, json_out=True, verify=True):
 
 
 def maptap(args, timeout=120, json_out=True, verify=True, stdin=None,
-           env=None):
-    """Run maptap ARGS (a list) with --json to a file and --verify; return
-    a Run."""
+           env=None, prefix=()):
+    """Run maptap ARGS (a list) with --json to a file and --verify, under
+    the command PREFIX if given (setarch, setpriv); return a Run."""
     full, jsonfile = maptap_argv(args, json_out, verify)
+    full = list(prefix) + full
     p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          stdin=stdin if stdin is not None else subprocess.DEVNULL,
                          text=True, env=env, errors="replace")

@@ -4,6 +4,7 @@ target is busy, ^Z/fg (SIGSTOP, SIGCONT) in both modes, and the inputs
 maptap must refuse (one line on stderr, exit 1, the target unharmed).
 """
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -196,8 +197,9 @@ t.no_verify_diffs(r, "^Z/fg -c")
 
 
 # Refused inputs: one line on stderr, status 1.
-def refused(args, want, name):
-    r = t.maptap(args, json_out=False, verify=False, timeout=30)
+def refused(args, want, name, prefix=()):
+    r = t.maptap(args, json_out=False, verify=False, timeout=30,
+                 prefix=prefix)
     lines = r.stderr.splitlines()
     good = r.status == 1 and len(lines) == 1 and want in lines[0]
     if not t.ok(good, "refused: %s" % name):
@@ -224,6 +226,15 @@ t.eq(z.wait(timeout=10), 0, "refused zombie: still reaped with its status")
 tp, pid = start_target(busy)
 tids = sorted(x for x in t.task_states(pid) if x != pid)
 refused(["-x", str(tids[0])], "give the process id", "a thread id")
+
+# Permission denied: maptap as user nobody on our (root's) process.
+setpriv = shutil.which("setpriv")
+if os.geteuid() == 0 and setpriv:
+    refused(["-x", str(pid)], "permission denied", "permission denied",
+            prefix=[setpriv, "--reuid=65534", "--regid=65534",
+                    "--clear-groups"])
+else:
+    t.skip("permission denied: needs root and setpriv")
 
 # Already traced: a second maptap names the first.
 mp, full, jsonfile = start_maptap(["-x", str(pid)], verify=False)
