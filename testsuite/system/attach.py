@@ -196,6 +196,19 @@ t.eq(r.find("detach"), [], "^Z/fg -c: no detach")
 t.no_verify_diffs(r, "^Z/fg -c")
 
 
+# SIGINT or SIGTERM sent to maptap -c alone is passed on to the command
+# (the filter needs maptap): the status is the command's death by it.
+for sig in (signal.SIGINT, signal.SIGTERM):
+    full, jsonfile = t.maptap_argv(["-c", busy])
+    mp = subprocess.Popen(full, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    f = mp.stdout.readline().split()
+    mp.send_signal(sig)
+    r = t.finish(mp, full, jsonfile, timeout=60)
+    t.eq((f[:1], r.status), (["ready"], 128 + sig),
+         "%s to maptap -c: the command dies of it (%d)"
+         % (signal.Signals(sig).name, 128 + sig))
+
 # Refused inputs: one line on stderr, status 1.
 def refused(args, want, name, prefix=()):
     r = t.maptap(args, json_out=False, verify=False, timeout=30,
