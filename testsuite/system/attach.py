@@ -130,6 +130,22 @@ r = t.finish(mp, full, jsonfile, timeout=60)
 t.eq(r.status, 0, "^Z/fg -x: maptap ends with the target, status 0")
 t.no_verify_diffs(r, "^Z/fg -x")
 
+# SIGINT while the target creates threads: the threads born during the
+# detach are let go too (a thread that ended meanwhile reads as None).
+tp, pid = start_target(spawner, str(N))
+mp, full, jsonfile = start_maptap(["-x", str(pid)])
+t.wait_until(lambda: file_has(jsonfile, '"clone"'), what="a clone event")
+mp.send_signal(signal.SIGINT)
+r = t.finish(mp, full, jsonfile, timeout=60)
+t.eq(r.status, 0, "SIGINT while creating threads: maptap -x exits 0")
+tracers = {t.tracer_pid_tid(pid, x) for x in t.task_states(pid)}
+t.eq(tracers - {None}, {0}, "SIGINT while creating threads: TracerPid 0")
+tp.stdin.write("go\n")
+tp.stdin.close()
+out = tp.stdout.read()
+t.eq((tp.wait(timeout=60), len(t.reports(out))), (0, N),
+     "SIGINT while creating threads: the target ends as untraced")
+
 # SIGINT to maptap -x while the target is stopped: it stays stopped, now
 # untraced ('T'), and a SIGCONT resumes it (ptrace(2): a tracee detached
 # in group-stop stays stopped).
