@@ -198,6 +198,34 @@ def finish(p, full, jsonfile, timeout=120):
     return Run(full, p, out, err, jsonfile)
 
 
+def attach_run(argv, timeout=120):
+    """Start ARGV (a target that prints "ready PID" and then waits for a
+    line on stdin), attach maptap -x --json --verify to it, and once every
+    thread is seized let it go on.  Returns (Run whose stdout is the
+    target's, pid, the target's exit status)."""
+    tp = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True)
+    f = tp.stdout.readline().split()
+    pid = int(f[1])
+    full, jsonfile = maptap_argv(["-x", str(pid)])
+    mp = subprocess.Popen(full, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    # Once every thread is seized, nothing it does is missed: a seized
+    # thread stops for maptap's interrupt before it returns to user
+    # space, and the snapshot is read before any is resumed.
+    wait_until(lambda: (lambda s: bool(s) and all(
+        tracer_pid_tid(pid, x) == mp.pid for x in s))(task_states(pid)),
+        what="every thread seized")
+    tp.stdin.write("go\n")
+    tp.stdin.close()
+    out = tp.stdout.read()
+    status = tp.wait(timeout=timeout)
+    r = finish(mp, full, jsonfile, timeout)
+    r.stdout = out
+    return r, pid, status
+
+
 def hexint(s):
     return int(s, 16)
 

@@ -34,48 +34,63 @@ def parent_untouched(r, parent, child, name):
          name + ": no snapshot of the parent after the child appears")
 
 
-# fork: the child starts from a snapshot of its own, its events are its
-# own, the parent's stay the parent's.
-maps = os.path.join(t.tmpdir(), "fork.maps")
-r = t.maptap(["-c", "%s fork %s" % (prog, maps)])
-t.eq(r.status, 0, "fork: exit status 0")
-t.no_verify_diffs(r, "fork")
-rep = t.reports(r.stdout)
-parent, child = t.first_pid(r), rep.get("child")
-t.eq([(e["pid"], e["tid"]) for e in r.find("fork", child=child)],
-     [(parent, parent)], "fork: one fork event by the parent")
-snap = r.find("map", pid=child, snapshot=True)
-t.ok(len(snap) > 5, "fork: the child's snapshot (%d maps)" % len(snap))
-lo, hi = rep.get("child-area", (0, 0))
-t.eq(t.history(r.events, lo, hi, child), [("map", (lo, hi), "mmap", child)],
-     "fork: the child's mmap under its own pid")
-lo, hi = rep.get("parent-area", (0, 0))
-t.eq(t.history(r.events, lo, hi, parent), [("map", (lo, hi), "mmap", parent)],
-     "fork: the parent's mmap under its pid")
-parent_untouched(r, parent, child, "fork")
-check_maps(r, child, maps + ".child", "fork child")
-check_maps(r, parent, maps, "fork parent")
+def run_fork(mode, how):
+    """t_fork MODE under maptap -c (HOW "-c") or -x; (Run, parent, maps)."""
+    maps = os.path.join(t.tmpdir(), "%s%s.maps" % (mode, how))
+    if how == "-x":
+        r, parent, status = t.attach_run([prog, mode, maps, "wait"])
+        t.eq((status, r.status), (0, 0), "%s (-x): exit status 0" % mode)
+    else:
+        r = t.maptap(["-c", "%s %s %s" % (prog, mode, maps)])
+        parent = t.first_pid(r)
+        t.eq(r.status, 0, "%s (-c): exit status 0" % mode)
+    return r, parent, maps
 
-# vfork+exec and posix_spawn: the child shares the parent's mm until its
-# exec; the exec is the child's, and the parent's model stays as it was.
-for mode in ("vfork", "spawn"):
-    maps = os.path.join(t.tmpdir(), mode + ".maps")
-    r = t.maptap(["-c", "%s %s %s" % (prog, mode, maps)])
-    t.eq(r.status, 0, "%s: exit status 0" % mode)
-    t.no_verify_diffs(r, mode)
+
+for how in ("-c", "-x"):
+    # fork: the child starts from a snapshot of its own, its events are
+    # its own, the parent's stay the parent's.
+    name = "fork (%s)" % how
+    r, parent, maps = run_fork("fork", how)
+    t.no_verify_diffs(r, name)
     rep = t.reports(r.stdout)
-    parent, child = t.first_pid(r), rep.get("child")
-    t.eq([(e["event"], e["pid"]) for e in r.events
-          if e["event"] in ("fork", "clone") and e["child"] == child],
-         [("clone", parent)], "%s: the child appears, sharing the mm" % mode)
-    t.eq([(e["pid"], e["tid"], e["former_tid"]) for e in r.find("exec")][1:],
-         [(child, child, child)], "%s: the exec event is the child's" % mode)
-    lo, hi = rep.get("leaf-area", (0, 0))
+    child = rep.get("child")
+    t.eq([(e["pid"], e["tid"]) for e in r.find("fork", child=child)],
+         [(parent, parent)], name + ": one fork event by the parent")
+    snap = r.find("map", pid=child, snapshot=True)
+    t.ok(len(snap) > 5, name + ": the child's snapshot (%d maps)" % len(snap))
+    lo, hi = rep.get("child-area", (0, 0))
     t.eq(t.history(r.events, lo, hi, child), [("map", (lo, hi), "mmap", child)],
-         "%s: the new image's mmap under the child's pid" % mode)
-    parent_untouched(r, parent, child, mode)
-    check_maps(r, child, maps + ".child", mode + " child")
-    check_maps(r, parent, maps, mode + " parent")
+         name + ": the child's mmap under its own pid")
+    lo, hi = rep.get("parent-area", (0, 0))
+    t.eq(t.history(r.events, lo, hi, parent),
+         [("map", (lo, hi), "mmap", parent)],
+         name + ": the parent's mmap under its pid")
+    parent_untouched(r, parent, child, name)
+    check_maps(r, child, maps + ".child", name + " child")
+    check_maps(r, parent, maps, name + " parent")
+
+    # vfork+exec and posix_spawn: the child shares the parent's mm until
+    # its exec; the exec is the child's, the parent's model stays.
+    for mode in ("vfork", "spawn"):
+        name = "%s (%s)" % (mode, how)
+        r, parent, maps = run_fork(mode, how)
+        t.no_verify_diffs(r, name)
+        rep = t.reports(r.stdout)
+        child = rep.get("child")
+        t.eq([(e["event"], e["pid"]) for e in r.events
+              if e["event"] in ("fork", "clone") and e["child"] == child],
+             [("clone", parent)], name + ": the child appears, sharing the mm")
+        t.eq([(e["pid"], e["tid"], e["former_tid"]) for e in r.find("exec")
+              if e["pid"] != parent],
+             [(child, child, child)], name + ": the exec event is the child's")
+        lo, hi = rep.get("leaf-area", (0, 0))
+        t.eq(t.history(r.events, lo, hi, child),
+             [("map", (lo, hi), "mmap", child)],
+             name + ": the new image's mmap under the child's pid")
+        parent_untouched(r, parent, child, name)
+        check_maps(r, child, maps + ".child", name + " child")
+        check_maps(r, parent, maps, name + " parent")
 
 # Exit status passthrough: the code, or 128 + the signal.
 prog = t.build("t_exit")

@@ -9,7 +9,6 @@ a null syscall), no verify difference, and the log replays into the
 final maps.
 """
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -22,38 +21,12 @@ NTHREADS, ROUNDS = int(os.environ.get("MT_THREADS", 4)), int(os.environ.get("MT_
 prog = t.build("t_threads")
 
 
-def run_attached(args):
-    """maptap -x on t_threads ARGS ... wait: attach while its threads wait
-    at the barrier, then let them go."""
-    tp = subprocess.Popen([prog] + args + ["wait"], stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, text=True)
-    f = tp.stdout.readline().split()
-    pid = int(f[1])
-    full, jsonfile = t.maptap_argv(["-x", str(pid)])
-    mp = subprocess.Popen(full, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True)
-    # Once every thread is seized, nothing it does is missed: a seized
-    # thread stops for maptap's interrupt before it returns to user
-    # space, and the snapshot is read before any is resumed.
-    t.wait_until(lambda: (lambda s: bool(s) and all(
-        t.tracer_pid_tid(pid, x) == mp.pid for x in s))(t.task_states(pid)),
-        what="every thread seized")
-    tp.stdin.write("go\n")
-    tp.stdin.close()
-    out = tp.stdout.read()
-    status = tp.wait(timeout=120)
-    r = t.finish(mp, full, jsonfile)
-    r.stdout = out
-    return r, pid, status
-
-
 def check_threads(mode):
     name = "threads (%s)" % mode
     maps = os.path.join(t.tmpdir(), "threads-%s.maps" % mode.strip("-"))
     args = [maps, str(NTHREADS), str(ROUNDS)]
     if mode == "-x":
-        r, pid, status = run_attached(args)
+        r, pid, status = t.attach_run([prog] + args + ["wait"])
         t.eq((status, r.status), (0, 0), name + ": exit status 0, maptap 0")
     else:
         opts = [mode] if mode.startswith("--") else []
@@ -102,25 +75,31 @@ for mode in ("-c", "--no-seccomp", "-x"):
 # exec from a non-leader thread: the exec event is the leader's, with the
 # exec'ing thread as former_tid (execve(2): it takes the leader's tid).
 prog = t.build("t_thread_exec")
-maps = os.path.join(t.tmpdir(), "thread-exec.maps")
-r = t.maptap(["-c", "%s %s" % (prog, maps)])
-t.eq(r.status, 5, "thread exec: the new image's exit status")
-t.no_verify_diffs(r, "thread exec")
-pid = t.first_pid(r)
-rep = t.reports(r.stdout)
-execer = rep.get("execer")
-execs = r.find("exec", pid=pid)
-t.eq([(e["tid"], e["former_tid"]) for e in execs[1:]], [(pid, execer)],
-     "thread exec: exec event under the leader's tid, former_tid the thread")
-t.ok(execer in {e["child"] for e in r.find("clone", pid=pid)},
-     "thread exec: the thread's clone event")
-t.eq((rep.get("leader"), rep.get("leader-tid")), (pid, pid),
-     "thread exec: the new image runs as the leader")
-lo, hi = rep.get("after", (0, 0))
-t.eq(t.history(r.events, lo, hi, pid), [("map", (lo, hi), "mmap", pid)],
-     "thread exec: the new image's mmap, by the leader")
-if os.path.exists(maps):
-    t.check_replay(r, pid, maps, "thread exec: log replays into the final maps")
-else:
-    t.ok(False, "thread exec: the target saved its maps")
+for mode in ("-c", "-x"):
+    name = "thread exec (%s)" % mode
+    maps = os.path.join(t.tmpdir(), "thread-exec%s.maps" % mode)
+    if mode == "-x":
+        r, pid, status = t.attach_run([prog, maps, "wait"])
+        t.eq((status, r.status), (5, 0), name + ": exit status 5, maptap 0")
+    else:
+        r = t.maptap(["-c", "%s %s" % (prog, maps)])
+        pid = t.first_pid(r)
+        t.eq(r.status, 5, name + ": the new image's exit status")
+    t.no_verify_diffs(r, name)
+    rep = t.reports(r.stdout)
+    execer = rep.get("execer")
+    execs = [e for e in r.find("exec", pid=pid) if e["former_tid"] != pid]
+    t.eq([(e["tid"], e["former_tid"]) for e in execs], [(pid, execer)],
+         name + ": exec event under the leader's tid, former_tid the thread")
+    t.ok(execer in {e["child"] for e in r.find("clone", pid=pid)},
+         name + ": the thread's clone event")
+    t.eq((rep.get("leader"), rep.get("leader-tid")), (pid, pid),
+         name + ": the new image runs as the leader")
+    lo, hi = rep.get("after", (0, 0))
+    t.eq(t.history(r.events, lo, hi, pid), [("map", (lo, hi), "mmap", pid)],
+         name + ": the new image's mmap, by the leader")
+    if os.path.exists(maps):
+        t.check_replay(r, pid, maps, name + ": log replays into the final maps")
+    else:
+        t.ok(False, name + ": the target saved its maps")
 t.done()

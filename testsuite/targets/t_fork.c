@@ -1,6 +1,6 @@
 /* t_fork.c -- fork, vfork+exec and posix_spawn.
  *
- * Usage: t_fork MODE MAPS_OUT
+ * Usage: t_fork MODE MAPS_OUT [wait]
  *   fork   fork a child that maps an area and saves its maps to
  *          MAPS_OUT.child; the parent waits, maps an area of its own
  *   vfork  vfork a child that execs "t_fork leaf MAPS_OUT.child"
@@ -8,6 +8,7 @@
  *   leaf   map an area, save the maps to MAPS_OUT, exit 0
  * The parent prints "child PID" and "parent PID", and saves its maps to
  * MAPS_OUT after the child ended; it exits with the child's status.
+ * With "wait" it first prints "ready PID" and waits for a line on stdin.
  */
 #define _GNU_SOURCE
 #include <spawn.h>
@@ -44,6 +45,14 @@ int main(int argc, char **argv)
 		map_area("leaf-area");
 		t_dump_maps(argv[2]);
 		_exit(0);
+	}
+	if (argc > 3 && strcmp(argv[3], "wait") == 0) {
+		char line[16];
+
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		if (read(0, line, sizeof(line)) <= 0)
+			return 3;
 	}
 	printf("parent %d\n", (int)getpid());
 	fflush(stdout);

@@ -1,7 +1,8 @@
 /* t_thread_exec.c -- exec from a thread that is not the leader.
  *
- * Usage: t_thread_exec MAPS_OUT      (the first image)
- *        t_thread_exec MAPS_OUT after (the image the thread execs)
+ * Usage: t_thread_exec MAPS_OUT [wait] (the first image)
+ *        t_thread_exec MAPS_OUT after  (the image the thread execs)
+ * With "wait" it prints "ready PID" and waits for a line on stdin first.
  * The first image starts a thread that prints "execer TID" and execs this
  * program again while the leader waits in pause(); the new image (which
  * has the leader's pid and tid, execve(2)) maps one area, saves its maps
@@ -45,6 +46,14 @@ int main(int argc, char **argv)
 		t_report("after", p, p + 4096);
 		t_dump_maps(argv[1]);
 		_exit(5);
+	}
+	if (argc > 2 && strcmp(argv[2], "wait") == 0) {
+		char line[16];
+
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		if (read(0, line, sizeof(line)) <= 0)
+			return 3;
 	}
 	if (pthread_create(&th, NULL, execer, NULL))
 		t_die("pthread_create");
