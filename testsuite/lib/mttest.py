@@ -17,7 +17,8 @@ import tempfile
 import threading
 import time
 
-SRCDIR = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__), "..", ".."))
+SRCDIR = os.environ.get("top_srcdir",
+                        os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILDDIR = os.environ.get("top_builddir", os.path.join(SRCDIR, "build"))
 MAPTAP = os.path.join(BUILDDIR, "maptap")
 CC = os.environ.get("CC", "cc").split()

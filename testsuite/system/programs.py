@@ -86,12 +86,7 @@ t.ok(re.match(r"^\s+TIME\s+PID/TID\s+EVENT\s+RANGE\s+PERM\s+OFFSET\s+PATH/NAME",
 line_re = re.compile(r"^\s*\d+\.\d{6} (\d+)/(\d+)\s+([a-z]+)\s+(.*)$")
 parsed = [line_re.match(l) for l in lines[1:]]
 t.ok(parsed and all(parsed), "text log: every line is TIME PID/TID EVENT ...")
-rj = t.maptap(["-c", cmd], verify=False) if not norand else None
-if norand:
-    full, jsonfile = t.maptap_argv(["-c", cmd], verify=False)
-    pj = subprocess.Popen(norand + full, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
-    rj = t.finish(pj, full, jsonfile)
+rj = t.maptap(["-c", cmd], verify=False, prefix=norand)
 text_events = [(m.group(3), m.group(4).split()[0]) for m in parsed if m]
 json_events = [(e["event"], "%016x-%016x" % t.span(e))
                for e in rj.events if "start" in e]
@@ -153,15 +148,12 @@ if norand:
     runs = {}
     for src in ("text", "query"):
         maps = os.path.join(t.tmpdir(), "src-%s.maps" % src)
-        full, jsonfile = t.maptap_argv(["--maps=" + src, "-c",
-                                        "%s fork %s" % (prog, maps)])
-        p = subprocess.Popen(norand + full, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-        runs[src] = t.finish(p, full, jsonfile)
+        runs[src] = t.maptap(["--maps=" + src, "-c",
+                              "%s fork %s" % (prog, maps)], prefix=norand)
         t.no_verify_diffs(runs[src], "--maps=%s" % src)
     a, b = normal(runs["text"]), normal(runs["query"])
-    if not t.ok(a == b and len(a) > 20,
-                "--maps=text and --maps=query: the same log (%d events)" % len(a)):
+    if not t.ok(a == b and len(a) > 20, "--maps=text and --maps=query: "
+                "the same log (%d events)" % len(a)):
         for x, y in zip(a, b):
             if x != y:
                 t.diag("text:  " + x)

@@ -27,7 +27,8 @@ def run(scenario, *extra):
     pid = t.first_pid(r)
     rep = t.reports(r.stdout)
     if os.path.exists(maps):
-        t.check_replay(r, pid, maps, scenario + ": log replays into the final maps")
+        t.check_replay(r, pid, maps,
+                       scenario + ": log replays into the final maps")
     else:
         t.ok(False, scenario + ": the target saved its maps")
     return r, pid, rep

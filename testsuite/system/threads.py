@@ -16,7 +16,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import mttest as t
 
 PG = 4096
-NTHREADS, ROUNDS = int(os.environ.get("MT_THREADS", 4)), int(os.environ.get("MT_ROUNDS", 40))
+# MT_THREADS and MT_ROUNDS raise the load (docs/tracer.md).
+NTHREADS = int(os.environ.get("MT_THREADS", 4))
+ROUNDS = int(os.environ.get("MT_ROUNDS", 40))
 
 prog = t.build("t_threads")
 
