@@ -450,6 +450,14 @@ int mt_handle_status(struct maptap_session *s, pid_t tid, int status)
 	int sig, event;
 
 	s->stats.stops++;
+	/* We are the launched command's parent as well as its tracer: its
+	 * exit reaches us even after we let go of it (a debugger or
+	 * LeakSanitizer took it over), and its status is ours to pass on. */
+	if (tid == s->launched_pid &&
+	    (WIFEXITED(status) || WIFSIGNALED(status))) {
+		s->exit_status = status;
+		s->launched_reaped = true;
+	}
 	if (!t) {
 		if (!WIFSTOPPED(status))
 			return 0;
@@ -529,7 +537,7 @@ static void start_detach(struct maptap_session *s)
 
 int maptap_session_run(struct maptap_session *s)
 {
-	while (s->threads.n > 0) {
+	while (s->threads.n > 0 || (s->launched && !s->launched_reaped)) {
 		int status, signo = s->detach_signo;
 		pid_t tid;
 

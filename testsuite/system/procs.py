@@ -162,6 +162,30 @@ t.eq([t.history(r.events, lo, hi, c) for c in clones],
      [[("map", (lo, hi), "mmap", c)] for c in clones[:1]],
      "CLONE_UNTRACED child --no-seccomp: followed, its mmap logged")
 
+# The real case: an AddressSanitizer program, whose LeakSanitizer at exit
+# clones such a tracer thread that ptrace-attaches to its siblings.
+asan = t.build("t_exit", "-fsanitize=address", out=os.path.join(
+    t.tmpdir(), "t_exit_asan"), must=False)
+if asan:
+    code, _ = t.untraced([asan, "code", "6"])
+    r = t.maptap(["--no-seccomp", "-c", "%s code 6" % asan], verify=False)
+    t.eq((r.status, code), (6, 6),
+         "ASan program --no-seccomp: LeakSanitizer works, status as untraced")
+else:
+    t.skip("$CC cannot build with -fsanitize=address")
+
+# The launched command itself taken over by its child: maptap lets go of
+# it, and still passes its exit status on (it is also its parent).
+prog = t.build("t_adopted")
+code, _ = t.untraced([prog])
+r = t.maptap(["--no-seccomp", "-c", prog])
+pid = t.first_pid(r)
+t.eq((r.status, code), (9, 9),
+     "launched command let go: its exit status still passed on")
+t.eq([e["reason"] for e in r.find("detach", pid=pid)],
+     ["ptrace(PTRACE_ATTACH) by a traced process"],
+     "launched command let go: logged as a detach")
+
 # strace -f under maptap: strace attaches to (or is asked to trace by)
 # processes maptap traces; each is let go first and logged.
 if shutil.which("strace"):
