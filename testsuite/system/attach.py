@@ -157,7 +157,11 @@ os.waitpid(pid, os.WUNTRACED)
 mp.send_signal(signal.SIGINT)
 r = t.finish(mp, full, jsonfile, timeout=60)
 t.eq(r.status, 0, "SIGINT while stopped: maptap -x exits 0")
-st = t.task_states(pid)
+# A thread detached in a ptrace-stop is woken to re-enter the group-stop
+# (kernel/ptrace.c, __ptrace_unlink): 'R' for a moment, then 'T'.
+st = t.wait_until(lambda: (lambda s: s if s and set(s.values()) == {"T"}
+                           else None)(t.task_states(pid)),
+                  what="every thread back in group-stop") or t.task_states(pid)
 t.eq((set(st.values()), {t.tracer_pid_tid(pid, x) for x in st}),
      ({"T"}, {0}), "SIGINT while stopped: every thread stopped, untraced")
 os.kill(pid, signal.SIGCONT)
