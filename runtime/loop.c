@@ -17,10 +17,16 @@
 #include "tracer.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/wait.h>
+
+#ifndef CLONE_UNTRACED
+#define CLONE_UNTRACED 0x00800000	/* <linux/sched.h> */
+#endif
 
 #ifndef PTRACE_TRACEME
 #define PTRACE_TRACEME 0
@@ -153,6 +159,42 @@ static bool on_tracee_ptrace(struct maptap_session *s, struct mt_thread *t)
 	return false;
 }
 
+/* clone(2) or clone3(2) with CLONE_UNTRACED makes a child the kernel does
+ * not attach to us even with PTRACE_O_TRACECLONE (ptrace(2)).  One that
+ * shares the mm (LeakSanitizer's StopTheWorld thread) would change it
+ * unseen, and under our seccomp filter its mapping calls would fail with
+ * ENOSYS.  Clear the flag at the entry stop, where the kernel has not yet
+ * read the arguments: the child is then followed like any other.  The
+ * flags are the first argument of clone and the first field of clone3's
+ * struct clone_args (<linux/sched.h>).  Returns 0 or -errno. */
+static int keep_traced(struct mt_thread *t, const struct maptap_syscall *sc,
+		       const uint64_t args[6])
+{
+	long word;
+
+	if (strcmp(sc->name, "clone3") == 0) {
+		errno = 0;
+		word = ptrace(PTRACE_PEEKDATA, t->tid, (void *)args[0], NULL);
+		if (errno)
+			return -errno;
+		if (!(word & CLONE_UNTRACED))
+			return 0;
+		word &= ~(long)CLONE_UNTRACED;
+		return ptrace(PTRACE_POKEDATA, t->tid, (void *)args[0],
+			      (void *)word) ? -errno : 0;
+	}
+	if (strcmp(sc->name, "clone") != 0 || !(args[0] & CLONE_UNTRACED))
+		return 0;
+#if defined(__x86_64__)
+	word = (long)(args[0] & ~(uint64_t)CLONE_UNTRACED);
+	return ptrace(PTRACE_POKEUSER, t->tid,
+		      (void *)offsetof(struct user_regs_struct, rdi),
+		      (void *)word) ? -errno : 0;
+#else
+	return -ENOSYS;
+#endif
+}
+
 /* Entry of a call (seccomp stop or syscall-entry stop).  Returns true
  * when T must not be resumed (it was let go). */
 static bool on_entry(struct maptap_session *s, struct mt_thread *t,
@@ -166,6 +208,9 @@ static bool on_entry(struct maptap_session *s, struct mt_thread *t,
 			(int)t->proc->pid, arch, (unsigned long long)nr);
 		return false;
 	}
+	if (sc && keep_traced(t, sc, args))
+		mt_diag(s, "pid %d: cannot keep the child of a CLONE_UNTRACED call traced",
+			(int)t->proc->pid);
 	if (!sc || sc->cls == MAPTAP_SC_NONE) {
 		set_call(t, NULL, NULL, 0);
 		return false;
@@ -405,6 +450,14 @@ int mt_handle_status(struct maptap_session *s, pid_t tid, int status)
 	int sig, event;
 
 	s->stats.stops++;
+	/* We are the launched command's parent as well as its tracer: its
+	 * exit reaches us even after we let go of it (a debugger or
+	 * LeakSanitizer took it over), and its status is ours to pass on. */
+	if (tid == s->launched_pid &&
+	    (WIFEXITED(status) || WIFSIGNALED(status))) {
+		s->exit_status = status;
+		s->launched_reaped = true;
+	}
 	if (!t) {
 		if (!WIFSTOPPED(status))
 			return 0;
@@ -484,7 +537,7 @@ static void start_detach(struct maptap_session *s)
 
 int maptap_session_run(struct maptap_session *s)
 {
-	while (s->threads.n > 0) {
+	while (s->threads.n > 0 || (s->launched && !s->launched_reaped)) {
 		int status, signo = s->detach_signo;
 		pid_t tid;
 

@@ -62,6 +62,7 @@ struct maptap_session {
 	bool launched;
 	pid_t launched_pid;
 	int exit_status;		/* of the launched command, or -1 */
+	bool launched_reaped;		/* its exit status is known */
 	struct mt_thread_table threads;
 	struct mt_proc *procs;
 	volatile sig_atomic_t detach_signo;	/* request, -1: none */

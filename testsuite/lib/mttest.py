@@ -14,9 +14,11 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
-SRCDIR = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__), "..", ".."))
+SRCDIR = os.environ.get("top_srcdir",
+                        os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILDDIR = os.environ.get("top_builddir", os.path.join(SRCDIR, "build"))
 MAPTAP = os.path.join(BUILDDIR, "maptap")
 CC = os.environ.get("CC", "cc").split()
@@ -38,6 +40,16 @@ def ok(cond, name):
     if not cond:
         _failed += 1
     print("%sok %d - %s" % ("" if cond else "not ", _n, name), flush=True)
+    return bool(cond)
+
+
+def todo(cond, name, reason):
+    """A case known to fail (TAP "# TODO": counted as an expected failure,
+    or an unexpected pass once fixed); returns COND."""
+    global _n
+    _n += 1
+    print("%sok %d - %s # TODO %s" % ("" if cond else "not ", _n, name,
+                                      reason), flush=True)
     return bool(cond)
 
 
@@ -66,9 +78,10 @@ def done():
     sys.exit(1 if _failed else 0)
 
 
-def build(name, *extra, shared=False, out=None):
+def build(name, *extra, shared=False, out=None, must=True):
     """Compile testsuite/targets/NAME.c into the test's temporary
-    directory and return the path of the result."""
+    directory and return the path of the result (None when it cannot be
+    built and not MUST)."""
     src = os.path.join(TARGETS, name + ".c")
     out = out or os.path.join(_tmp, name + (".so" if shared else ""))
     cmd = CC + ["-O0", "-g", "-o", out, src]
@@ -78,6 +91,8 @@ def build(name, *extra, shared=False, out=None):
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True)
     if r.returncode != 0:
+        if not must:
+            return None
         diag(" ".join(cmd))
         diag(r.stdout)
         raise SystemExit("cannot build target %s" % name)
@@ -132,10 +147,8 @@ class Run:
                 (pid is None or e["pid"] == pid)]
 
 
-def maptap(args, timeout=120, json_out=True, verify=True, stdin=None,
-           env=None):
-    """Run maptap ARGS (a list) with --json to a file and --verify; return
-    a Run."""
+def maptap_argv(args, json_out=True, verify=True):
+    """The full command line of maptap ARGS and the JSON file it writes."""
     jsonfile = None
     full = [MAPTAP]
     if json_out:
@@ -143,21 +156,255 @@ def maptap(args, timeout=120, json_out=True, verify=True, stdin=None,
         full += ["--json", "-o", jsonfile]
     if verify:
         full += ["--verify"]
-    full += list(args)
+    return full + list(args), jsonfile
+
+
+def maptap(args, timeout=120, json_out=True, verify=True, stdin=None,
+           env=None, prefix=()):
+    """Run maptap ARGS (a list) with --json to a file and --verify, under
+    the command PREFIX if given (setarch, setpriv); return a Run."""
+    full, jsonfile = maptap_argv(args, json_out, verify)
+    full = list(prefix) + full
     p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          stdin=stdin if stdin is not None else subprocess.DEVNULL,
                          text=True, env=env, errors="replace")
+    return finish(p, full, jsonfile, timeout)
+
+
+def finish(p, full, jsonfile, timeout=120):
+    """Wait (bounded) for the maptap process P started as FULL; a Run.
+    Reads what is left of P's stdout and stderr through their Python
+    file objects, so lines the test already read stay read and nothing
+    buffered is lost."""
+    got = {}
+
+    def drain(name, f):
+        got[name] = f.read() if f else ""
+
+    if p.stdin:
+        try:
+            p.stdin.close()
+        except OSError:
+            pass
+    threads = [threading.Thread(target=drain, args=(n, f))
+               for n, f in (("out", p.stdout), ("err", p.stderr))]
+    for th in threads:
+        th.start()
     try:
-        out, err = p.communicate(timeout=timeout)
+        p.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
         diag("maptap timed out: %s" % " ".join(map(shlex.quote, full)))
+        p.kill()
+        p.wait()
+    for th in threads:
+        th.join(timeout=30)
+    out, err = got.get("out", ""), got.get("err", "")
     return Run(full, p, out, err, jsonfile)
+
+
+def attach_run(argv, timeout=120):
+    """Start ARGV (a target that prints "ready PID" and then waits for a
+    line on stdin), attach maptap -x --json --verify to it, and once every
+    thread is seized let it go on.  Returns (Run whose stdout is the
+    target's, pid, the target's exit status)."""
+    tp = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True)
+    f = tp.stdout.readline().split()
+    pid = int(f[1])
+    full, jsonfile = maptap_argv(["-x", str(pid)])
+    mp = subprocess.Popen(full, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    # Once every thread is seized, nothing it does is missed: a seized
+    # thread stops for maptap's interrupt before it returns to user
+    # space, and the snapshot is read before any is resumed.
+    wait_until(lambda: (lambda s: bool(s) and all(
+        tracer_pid_tid(pid, x) == mp.pid for x in s))(task_states(pid)),
+        what="every thread seized")
+    tp.stdin.write("go\n")
+    tp.stdin.close()
+    out = tp.stdout.read()
+    status = tp.wait(timeout=timeout)
+    r = finish(mp, full, jsonfile, timeout)
+    r.stdout = out
+    return r, pid, status
 
 
 def hexint(s):
     return int(s, 16)
+
+
+def reports(text):
+    """What a target printed as "KEY 0xSTART 0xEND" ({KEY: (start, end)})
+    and as "KEY N" ({KEY: N}); the last line of each KEY."""
+    res = {}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1].startswith("0x") and f[2].startswith("0x"):
+            res[f[0]] = (hexint(f[1]), hexint(f[2]))
+        elif len(f) == 2 and f[1].isdigit():
+            res[f[0]] = int(f[1])
+    return res
+
+
+def span(e):
+    return hexint(e["start"]), hexint(e["end"])
+
+
+def old_span(e):
+    return hexint(e["old"]["start"]), hexint(e["old"]["end"])
+
+
+def touching(events, lo, hi, pid=None, snapshot=False):
+    """Range events (not snapshots unless SNAPSHOT) whose new or old range
+    meets [LO, HI)."""
+    kinds = ("map", "unmap", "protect", "replace", "move", "rename",
+             "grow", "shrink")
+    res = []
+    for e in events:
+        if e["event"] not in kinds or (pid is not None and e["pid"] != pid):
+            continue
+        if e.get("snapshot") and not snapshot:
+            continue
+        a, b = span(e)
+        hit = a < hi and lo < b
+        if "old" in e and e["event"] in ("move", "grow", "shrink"):
+            a, b = old_span(e)
+            hit = hit or (a < hi and lo < b)
+        if hit:
+            res.append(e)
+    return res
+
+
+def history(events, lo, hi, pid):
+    """[(event, (start, end), syscall, tid)] of the range events touching
+    [LO, HI), from the last one that mapped exactly [LO, HI) on: the
+    area may have been used before (the loader maps and unmaps
+    ld.so.cache early)."""
+    ev = touching(events, lo, hi, pid)
+    mine = [i for i, e in enumerate(ev)
+            if e["event"] == "map" and span(e) == (lo, hi)]
+    ev = ev[mine[-1]:] if mine else ev
+    return [(e["event"], span(e), e["syscall"], e["tid"]) for e in ev]
+
+
+def first_pid(run, event="exec"):
+    """The pid of the first EVENT of RUN (the launched command's pid for
+    "exec"), or None."""
+    for e in run.events:
+        if e["event"] == event:
+            return e["pid"]
+    return None
+
+
+def maps_pages(path):
+    """/proc/PID/maps text (a copy in PATH) as the page map replay()
+    returns: {page: (perms, label, offset at page)}."""
+    pages = {}
+    with open(path, "rb") as f:
+        for raw in f:
+            line = raw.rstrip(b"\n").decode("utf-8", "surrogateescape")
+            f6 = line.split(None, 5)
+            lo, hi = (int(x, 16) for x in f6[0].split("-"))
+            perms, off, inode = f6[1], int(f6[2], 16), int(f6[4])
+            label = f6[5] if len(f6) > 5 else ""
+            for a in range(lo, hi, 4096):
+                pages[a] = (perms, label,
+                            off + (a - lo) if inode else 0)
+    return pages
+
+
+def check_replay(run, pid, maps_path, name):
+    """One case: the log of PID replays into the maps the target saved
+    just before exiting ([stack] aside: it grows without a call)."""
+    want = maps_pages(maps_path)
+    got = replay(run.events, pid)
+    want = {a: v for a, v in want.items() if v[1] != "[stack]"}
+    got = {a: v for a, v in got.items() if v[1] != "[stack]"}
+    if ok(got == want, name):
+        return True
+    bad = sorted(set(got) ^ set(want) |
+                 {a for a in got if a in want and got[a] != want[a]})
+    for a in bad[:8]:
+        diag("page 0x%x: log %r, kernel %r" % (a, got.get(a), want.get(a)))
+    return False
+
+
+def no_verify_diffs(run, name):
+    d = run.verify_diffs()
+    if not ok(not d, name + ": no verify differences"):
+        for line in d[:10]:
+            diag(line)
+    return not d
+
+
+def untraced(argv, timeout=60, stdin=None):
+    """Run ARGV without maptap; return (status as maptap reports it,
+    stdout)."""
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                       timeout=timeout)
+    code = p.returncode if p.returncode >= 0 else 128 - p.returncode
+    return code, p.stdout
+
+
+def wait_until(cond, timeout=20.0, what="condition"):
+    """Poll COND until it is true, for at most TIMEOUT seconds: for states
+    the kernel reports only through /proc (stopped, traced).  Returns
+    the last value of COND."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = cond()
+        if v or time.monotonic() > deadline:
+            if not v:
+                diag("timed out waiting for " + what)
+            return v
+        time.sleep(0.01)
+
+
+def proc_status(pid, field):
+    """A field of /proc/PID/status as a string, or None."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        return None
+    return None
+
+
+def tracer_pid(pid):
+    v = proc_status(pid, "TracerPid")
+    return int(v) if v is not None else None
+
+
+def tracer_pid_tid(pid, tid):
+    """TracerPid of thread TID of process PID, or None."""
+    try:
+        with open("/proc/%d/task/%d/status" % (pid, tid)) as f:
+            for line in f:
+                if line.startswith("TracerPid:"):
+                    return int(line.split(":", 1)[1])
+    except OSError:
+        return None
+    return None
+
+
+def task_states(pid):
+    """{tid: state letter} of every thread of PID."""
+    res = {}
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return res
+    for t in tids:
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, t)) as f:
+                res[int(t)] = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            pass
+    return res
 
 
 def replay(events, pid):

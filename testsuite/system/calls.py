@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""calls.py -- the less common calls that can change the address space:
+mremap(MREMAP_DONTUNMAP), an mprotect that fails half way, a refused
+MAP_FIXED_NOREPLACE, calls that only split VMAs (madvise, mlock, munlock,
+mseal), shmat/shmdt, io_setup/io_destroy, remap_file_pages,
+pkey_mprotect.  Exact events, no verify difference, and the log replays
+into the final maps.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import mttest as t
+
+PG = 4096
+prog = t.build("t_calls")
+
+
+def run(call):
+    """Run t_calls CALL untraced and traced; None when this kernel or
+    machine lacks the call (status 77)."""
+    maps = os.path.join(t.tmpdir(), call + ".maps")
+    code, _ = t.untraced([prog, call, maps + ".untraced"])
+    if code == 77:
+        t.skip("%s: not available here" % call)
+        return None
+    r = t.maptap(["-c", "%s %s %s" % (prog, call, maps)])
+    t.eq((r.status, code), (0, 0), "%s: exit status 0, as untraced" % call)
+    t.no_verify_diffs(r, call)
+    if os.path.exists(maps):
+        t.check_replay(r, t.first_pid(r), maps,
+                       call + ": log replays into the final maps")
+    else:
+        t.ok(False, call + ": the target saved its maps")
+    return r, t.first_pid(r), t.reports(r.stdout)
+
+
+x = run("dontunmap")
+if x:
+    r, pid, rep = x
+    lo, hi = rep["old"]
+    nlo, nhi = rep["new"]
+    t.eq(t.history(r.events, lo, hi, pid), [("map", (lo, hi), "mmap", pid)],
+         "MREMAP_DONTUNMAP: the old range stays, no event")
+    t.eq([(e["event"], t.span(e)) for e in r.range_events(pid)
+          if e["syscall"] == "mremap"], [("map", (nlo, nhi))],
+         "MREMAP_DONTUNMAP: the new range is a map")
+
+x = run("partial")
+if x:
+    r, pid, rep = x
+    lo, hi = rep["area"]
+    clo, chi = rep["changed"]
+    t.eq(t.history(r.events, lo, hi, pid),
+         [("map", (lo, hi), "mmap", pid),
+          ("unmap", (lo + 2 * PG, lo + 3 * PG), "munmap", pid),
+          ("protect", (clo, chi), "mprotect", pid)],
+         "mprotect failing with ENOMEM: the part before the hole changed")
+
+for call, why in (("noreplace", "MAP_FIXED_NOREPLACE refused: no event"),
+                  ("silent", "madvise, mlock, munlock: no event"),
+                  ("mseal", "mseal, a refused mprotect: no event")):
+    x = run(call)
+    if x:
+        r, pid, rep = x
+        lo, hi = rep["area"]
+        t.eq(t.history(r.events, lo, hi, pid),
+             [("map", (lo, hi), "mmap", pid)], why)
+
+x = run("shm")
+if x:
+    r, pid, rep = x
+    lo, hi = rep["attached"]
+    ev = t.touching(r.events, lo, hi, pid)
+    t.eq([(e["event"], t.span(e), e["syscall"], e["perms"]) for e in ev][-2:],
+         [("map", (lo, hi), "shmat", "rw-s"),
+          ("unmap", (lo, hi), "shmdt", "rw-s")], "shmat and shmdt")
+    t.ok(ev and ev[-1]["path"].startswith("/SYSV"), "shmat: the SysV name")
+
+x = run("aio")
+if x:
+    r, pid, rep = x
+    ctx = rep["ctx"]
+    ev = [e for e in r.range_events(pid) if t.span(e)[0] == ctx]
+    t.eq([(e["event"], e["syscall"], e["path"]) for e in ev][-2:],
+         [("map", "io_setup", "/[aio] (deleted)"),
+          ("unmap", "io_destroy", "/[aio] (deleted)")],
+         "io_setup and io_destroy: the [aio] ring")
+
+x = run("remap")
+if x:
+    r, pid, rep = x
+    lo, hi = rep["area"]
+    rlo, rhi = rep["remapped"]
+    ev = t.touching(r.events, rlo, rhi, pid)
+    t.eq([(e["event"], t.span(e), e["syscall"], e["offset"],
+           e.get("old", {}).get("offset")) for e in ev][-1:],
+         [("replace", (rlo, rhi), "remap_file_pages", "0x3000", "0x1000")],
+         "remap_file_pages: page 1 now shows file page 3")
+
+x = run("pkey")
+if x:
+    r, pid, rep = x
+    lo, hi = rep["area"]
+    plo, phi = rep["protected"]
+    t.eq(t.history(r.events, lo, hi, pid),
+         [("map", (lo, hi), "mmap", pid),
+          ("protect", (plo, phi), "pkey_mprotect", pid)], "pkey_mprotect")
+t.done()

@@ -1,0 +1,93 @@
+/* t_busy.c -- a busy multi-threaded target for attach, detach and stop.
+ *
+ * Usage: t_busy
+ * Prints "ready PID".  Two workers loop until told to stop: one maps,
+ * fills, checks, protects and unmaps memory, the other computes without
+ * system calls.  The main thread waits in read(2) on stdin (a call in
+ * progress when maptap attaches and detaches) for one line, then stops
+ * the workers and prints what they found: the output does not depend on
+ * how long they ran, so a traced run must print exactly what an untraced
+ * one does.  Exit status 3.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "t_common.h"
+
+#define PG 4096UL
+
+static atomic_int stop;
+static long map_errors, compute_errors;
+
+static void *mapper(void *arg)
+{
+	unsigned char n = 0;
+
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		unsigned char *p = mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		size_t i;
+
+		if (p == MAP_FAILED) {
+			map_errors++;
+			continue;
+		}
+		memset(p, ++n, 4 * PG);
+		if (mprotect(p + PG, PG, PROT_READ))
+			map_errors++;
+		for (i = 0; i < 4 * PG; i += 512)
+			if (p[i] != n)
+				map_errors++;
+		if (munmap(p, 4 * PG))
+			map_errors++;
+	}
+	return NULL;
+}
+
+static void *computer(void *arg)
+{
+	unsigned long x = 1, y = 1;
+
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		int i;
+
+		for (i = 0; i < 1000; i++) {
+			x = x * 6364136223846793005UL + 1442695040888963407UL;
+			y = y * 6364136223846793005UL + 1442695040888963407UL;
+		}
+		if (x != y)
+			compute_errors++;
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t a, b;
+	char line[64];
+	ssize_t n;
+
+	t_init();
+	if (pthread_create(&a, NULL, mapper, NULL) ||
+	    pthread_create(&b, NULL, computer, NULL))
+		t_die("pthread_create");
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	n = read(0, line, sizeof(line));
+	if (n < 0)
+		printf("read failed: %s\n", strerror(errno));
+	else
+		printf("read %d bytes\n", (int)n);
+	atomic_store(&stop, 1);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	printf("map errors %ld\ncompute errors %ld\n", map_errors,
+	       compute_errors);
+	return 3;
+}

@@ -1,0 +1,31 @@
+/* t_exit.c -- end with a given exit code or signal.
+ *
+ * Usage: t_exit code N | t_exit raise SIG | t_exit segv
+ */
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "t_common.h"
+
+int main(int argc, char **argv)
+{
+	struct rlimit no_core = { 0, 0 };
+
+	if (argc < 2)
+		return 2;
+	setrlimit(RLIMIT_CORE, &no_core);	/* no core files in the tests */
+	if (strcmp(argv[1], "code") == 0 && argc > 2)
+		exit(atoi(argv[2]));
+	if (strcmp(argv[1], "raise") == 0 && argc > 2) {
+		signal(atoi(argv[2]), SIG_DFL);
+		raise(atoi(argv[2]));
+		return 3;
+	}
+	if (strcmp(argv[1], "segv") == 0) {
+		volatile int *volatile p = NULL;
+
+		return *p;
+	}
+	return 2;
+}
