@@ -172,7 +172,7 @@ static int keep_traced(struct mt_thread *t, const struct maptap_syscall *sc,
 {
 	long word;
 
-	if (strcmp(sc->name, "clone3") == 0) {
+	if (sc->cls == MAPTAP_SC_CLONE3) {
 		errno = 0;
 		word = ptrace(PTRACE_PEEKDATA, t->tid, (void *)args[0], NULL);
 		if (errno)
@@ -183,7 +183,7 @@ static int keep_traced(struct mt_thread *t, const struct maptap_syscall *sc,
 		return ptrace(PTRACE_POKEDATA, t->tid, (void *)args[0],
 			      (void *)word) ? -errno : 0;
 	}
-	if (strcmp(sc->name, "clone") != 0 || !(args[0] & CLONE_UNTRACED))
+	if (sc->cls != MAPTAP_SC_CLONE || !(args[0] & CLONE_UNTRACED))
 		return 0;
 #if defined(__x86_64__)
 	word = (long)(args[0] & ~(uint64_t)CLONE_UNTRACED);
@@ -208,9 +208,13 @@ static bool on_entry(struct maptap_session *s, struct mt_thread *t,
 			(int)t->proc->pid, arch, (unsigned long long)nr);
 		return false;
 	}
-	if (sc && keep_traced(t, sc, args))
-		mt_diag(s, "pid %d: cannot keep the child of a CLONE_UNTRACED call traced",
-			(int)t->proc->pid);
+	if (sc && (sc->cls == MAPTAP_SC_CLONE || sc->cls == MAPTAP_SC_CLONE3)) {
+		if (keep_traced(t, sc, args))
+			mt_diag(s, "pid %d: cannot keep the child of a CLONE_UNTRACED call traced",
+				(int)t->proc->pid);
+		set_call(t, NULL, NULL, 0);	/* its exit needs no stop */
+		return false;
+	}
 	if (!sc || sc->cls == MAPTAP_SC_NONE) {
 		set_call(t, NULL, NULL, 0);
 		return false;

@@ -17,6 +17,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#ifndef CLONE_UNTRACED
+#define CLONE_UNTRACED 0x00800000	/* <linux/sched.h> */
+#endif
 #ifndef PR_SET_VMA
 #define PR_SET_VMA 0x53564d41
 #endif
@@ -32,48 +35,59 @@ static struct sock_filter jump(unsigned nr, unsigned jt, unsigned jf)
 }
 
 /* Build the program into PROG (room for MAX instructions).  Layout:
- *   0  load arch; other ABIs -> trace
- *   3  load nr; one compare per traced call -> TRACE
- *   P  nr == prctl ? (load args[0] == PR_SET_VMA ? TRACE : ALLOW) : ALLOW
- *   A  ALLOW
- *   T  TRACE
- * Returns the length, or -E2BIG. */
+ *   0    load arch; other ABIs -> TRACE
+ *   3    load nr; one compare per traced call -> TRACE
+ *   C    nr == prctl ? (args[0] == PR_SET_VMA ? TRACE : ALLOW)
+ *   C+3  nr == clone ? (args[0] & CLONE_UNTRACED ? TRACE : ALLOW) : ALLOW
+ *   C+6  ALLOW
+ *   C+7  TRACE
+ * clone3 keeps its flags in memory the filter cannot read, so it is in
+ * the traced list.  Returns the length, or -E2BIG. */
 static int build(struct sock_filter *prog, unsigned max)
 {
-	unsigned i, n, k = 0, ntrace = 0, p, trace_at;
+	unsigned i, n, k = 0, ntrace = 0, c, trace_at;
 	const struct maptap_syscall *t =
 		maptap_syscall_table(maptap_syscall_native_arch(), &n);
-	int prctl_nr = -1;
+	int prctl_nr = -1, clone_nr = -1;
 
 	for (i = 0; i < n; i++) {
 		if (t[i].cls == MAPTAP_SC_NONE)
 			continue;
 		if (t[i].range == MAPTAP_RANGE_PRCTL)
 			prctl_nr = t[i].nr;
+		else if (t[i].cls == MAPTAP_SC_CLONE)
+			clone_nr = t[i].nr;
 		else
 			ntrace++;
 	}
-	if (ntrace + 10 > max || ntrace + 10 > 250)
+	if (ntrace + 12 > max || ntrace + 12 > 250)
 		return -E2BIG;
-	p = 4 + ntrace;
-	trace_at = p + 4;
+	c = 4 + ntrace;
+	trace_at = c + 7;
 
 	prog[k++] = (struct sock_filter)LD_ABS(arch);
 	prog[k++] = jump(maptap_syscall_native_arch(), 1, 0);
 	prog[k++] = (struct sock_filter)RET(SECCOMP_RET_TRACE);
 	prog[k++] = (struct sock_filter)LD_ABS(nr);
 	for (i = 0; i < n; i++) {
-		if (t[i].cls == MAPTAP_SC_NONE ||
+		if (t[i].cls == MAPTAP_SC_NONE || t[i].cls == MAPTAP_SC_CLONE ||
 		    t[i].range == MAPTAP_RANGE_PRCTL)
 			continue;
 		prog[k] = jump((unsigned)t[i].nr, trace_at - (k + 1), 0);
 		k++;
 	}
-	/* P: prctl(PR_SET_VMA, ...) only; option is an int, the low word of
+	/* prctl(PR_SET_VMA, ...) only; option is an int, the low word of
 	 * args[0] on this little-endian ABI. */
 	prog[k++] = jump((unsigned)prctl_nr, 0, 2);
 	prog[k++] = (struct sock_filter)LD_ABS(args[0]);
-	prog[k++] = jump(PR_SET_VMA, 1, 0);
+	prog[k++] = jump(PR_SET_VMA, 4, 3);
+	/* clone(CLONE_UNTRACED): the tracer clears the flag so the child
+	 * stays traced (a child outside maptap would keep this filter with
+	 * nobody to answer it, and its mapping calls would fail). */
+	prog[k++] = jump((unsigned)clone_nr, 0, 2);
+	prog[k++] = (struct sock_filter)LD_ABS(args[0]);
+	prog[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+						 CLONE_UNTRACED, 1, 0);
 	prog[k++] = (struct sock_filter)RET(SECCOMP_RET_ALLOW);
 	prog[k++] = (struct sock_filter)RET(SECCOMP_RET_TRACE);
 	return (int)k;

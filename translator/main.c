@@ -263,7 +263,7 @@ static int log_event(const struct maptap_event *ev, void *arg)
 		return 0;
 	err = c->json ? maptap_event_print_json(c->out, ev) :
 			maptap_event_print_text(c->out, ev, c->base_ns);
-	if (!err && ev->kind >= MAPTAP_EV_EXEC)
+	if (!err && ev->kind >= MAPTAP_EV_ATTACH)
 		err = fflush(c->out) ? -errno : 0;
 	if (err) {
 		/* Keep tracing: the target must run on as untraced. */

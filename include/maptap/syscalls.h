@@ -20,6 +20,10 @@ enum maptap_syscall_class {
 	MAPTAP_SC_MAP,		/* may change the address space: refresh a range */
 	MAPTAP_SC_EXEC,		/* execve/execveat: rebuilt at the exec event */
 	MAPTAP_SC_PTRACE,	/* ptrace: may need maptap to let go of a tracee */
+	MAPTAP_SC_CLONE,	/* clone: flags in the first argument; with
+				 * CLONE_UNTRACED the tracer must intervene */
+	MAPTAP_SC_CLONE3,	/* clone3: flags in the first word of the
+				 * struct clone_args the first argument points to */
 };
 
 /* How to compute the address range a MAPTAP_SC_MAP call touched from its

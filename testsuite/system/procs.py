@@ -140,27 +140,23 @@ for opts, want in ((["--no-seccomp"], 0), ([], 15)):
     t.no_verify_diffs(r, name)
 
 # A CLONE_VM|CLONE_UNTRACED child (LeakSanitizer's StopTheWorld makes
-# one) is not auto-attached.  Where maptap sees every call's entry
-# (--no-seccomp, -x) it clears the flag, so the child is followed and its
-# mappings in the shared mm are logged.  Under the seccomp filter the
-# clone is not stopped on, and the untraced child's mmap fails with
-# ENOSYS (seccomp(2), SECCOMP_RET_TRACE without a tracer): known broken,
-# the filter must trap such clones (docs/tracer.md).
+# one) is not auto-attached.  maptap clears the flag at the clone's entry
+# (the seccomp filter traps clone with CLONE_UNTRACED, and clone3), so the
+# child is followed and its mappings in the shared mm are logged; before
+# that, under the filter, the untraced child's mmap failed with ENOSYS
+# (seccomp(2): SECCOMP_RET_TRACE without a tracer).
 prog = t.build("t_untraced")
 code, out = t.untraced([prog])
-r = t.maptap(["-c", prog])
-t.todo(r.status == code == 0,
-       "CLONE_UNTRACED child: its mmap works (%s, untraced %s)"
-       % (r.status, code), "seccomp filter without a tracer: ENOSYS")
-r = t.maptap(["--no-seccomp", "-c", prog])
-t.eq(r.status, code,
-     "CLONE_UNTRACED child --no-seccomp: exit status as untraced")
-t.no_verify_diffs(r, "CLONE_UNTRACED child --no-seccomp")
-lo, hi = t.reports(r.stdout).get("child-area", (0, 0))
-clones = [e["child"] for e in r.find("clone", pid=t.first_pid(r))]
-t.eq([t.history(r.events, lo, hi, c) for c in clones],
-     [[("map", (lo, hi), "mmap", c)] for c in clones[:1]],
-     "CLONE_UNTRACED child --no-seccomp: followed, its mmap logged")
+for mode in (["-c"], ["--no-seccomp", "-c"]):
+    name = "CLONE_UNTRACED child %s" % " ".join(mode)
+    r = t.maptap(mode + [prog])
+    t.eq(r.status, code, name + ": exit status as untraced")
+    t.no_verify_diffs(r, name)
+    lo, hi = t.reports(r.stdout).get("child-area", (0, 0))
+    clones = [e["child"] for e in r.find("clone", pid=t.first_pid(r))]
+    t.eq([t.history(r.events, lo, hi, c) for c in clones],
+         [[("map", (lo, hi), "mmap", c)] for c in clones[:1]],
+         name + ": followed, its mmap logged")
 
 # The real case: an AddressSanitizer program, whose LeakSanitizer at exit
 # clones such a tracer thread that ptrace-attaches to its siblings.
@@ -171,6 +167,13 @@ if asan:
     r = t.maptap(["--no-seccomp", "-c", "%s code 6" % asan], verify=False)
     t.eq((r.status, code), (6, 6),
          "ASan program --no-seccomp: LeakSanitizer works, status as untraced")
+    # Under the filter the helper thread is now traced, but it attaches
+    # to its siblings, and a thread maptap lets go of keeps the filter
+    # with no tracer to answer it (maptap(1), LIMITATIONS).
+    r = t.maptap(["-c", "%s code 6" % asan], verify=False)
+    t.todo((r.status, code) == (6, 6),
+           "ASan program -c: LeakSanitizer works, status as untraced (%s)"
+           % r.status, "a thread let go under the seccomp filter gets ENOSYS")
 else:
     t.skip("$CC cannot build with -fsanitize=address")
 
