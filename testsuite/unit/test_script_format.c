@@ -348,8 +348,58 @@ static void test_against_glibc(void)
 	tap_int_eq(bad, 0, "random numeric conversions agree with C where the rules agree");
 }
 
+/* Random format strings from the characters that matter: compiling
+ * either succeeds or fails with one of stap's two parse errors, and a
+ * compiled format renders with arguments of the types it asks for.
+ * Under --enable-sanitizers this is also a memory-safety check. */
+static void test_random_formats(void)
+{
+	static const char alphabet[] = "%%%%-+ #0123456789.*dixXoupcsbmM%lqz";
+	int i, j, bad = 0, n = 20000;
+
+	srand(99);
+	for (i = 0; i < n; i++) {
+		struct maptap_script_value args[64];
+		struct maptap_script_fmt_ops ops = { fake_mem, (void *)"ABCDEFGH" };
+		struct maptap_script_fmt *f = NULL;
+		struct maptap_script_buf b = { 0 };
+		struct maptap_script_error err;
+		char fmt[24];
+		size_t len = rand() % sizeof(fmt), k, nargs;
+		int rc;
+
+		for (k = 0; k < len; k++)
+			fmt[k] = alphabet[rand() % (sizeof(alphabet) - 1)];
+		rc = maptap_script_fmt_compile(fmt, len, &f, &err);
+		if (rc) {
+			if (rc != -EINVAL ||
+			    (strcmp(err.msg, "invalid or missing conversion specifier") &&
+			     strcmp(err.msg, "trailing incomplete print format conversion")))
+				bad++;
+			continue;
+		}
+		nargs = maptap_script_fmt_nargs(f);
+		for (k = 0; k < nargs && k < 64; k++) {
+			if (maptap_script_fmt_arg_type(f, k) == MAPTAP_SCRIPT_STRING)
+				args[k] = S("str");
+			else
+				args[k] = L(rand() % 5 ? rand() % 9 - 4 : rand());
+		}
+		/* %m/%M read at the address given: keep it inside fake_mem */
+		for (j = 0; j < 2; j++) {
+			rc = maptap_script_fmt_render(f, args, nargs, &ops, &b, &err);
+			if (rc && rc != -EFAULT)
+				bad++;
+		}
+		maptap_script_fmt_free(f);
+		maptap_script_buf_free(&b);
+	}
+	tap_int_eq(bad, 0, "20000 random formats: stap's errors or a rendering");
+}
+
 int main(void)
 {
+	test_random_formats();
 	test_against_glibc();
 	test_numbers();
 	test_strings_chars();
