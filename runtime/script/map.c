@@ -289,13 +289,12 @@ entry_alloc(const struct maptap_script_map *m,
 	    const struct maptap_script_value *keys)
 {
 	struct maptap_script_entry *e;
-	size_t size = m->stat_off, i;
+	size_t size = m->stat_off, str_off, i;
 	char *strs;
 
 	if (m->desc.value_type == MAPTAP_SCRIPT_STATS)
 		size += maptap_script_stat_size(&m->desc.stat);
-	size = align8(size);
-	strs = (char *)(uintptr_t)size;	/* offset until allocated */
+	str_off = size = align8(size);
 	for (i = 0; i < m->desc.nkeys; i++)
 		if (keys[i].type == MAPTAP_SCRIPT_STRING)
 			size += keys[i].u.s.len + 1;
@@ -303,7 +302,7 @@ entry_alloc(const struct maptap_script_map *m,
 	if (!e)
 		return NULL;
 	memset(e, 0, m->stat_off);
-	strs = (char *)e + (uintptr_t)strs;
+	strs = (char *)e + str_off;
 	for (i = 0; i < m->desc.nkeys; i++) {
 		if (keys[i].type == MAPTAP_SCRIPT_LONG) {
 			e->keys[i].l = keys[i].u.l;
@@ -361,8 +360,9 @@ static int find_or_create(struct maptap_script_map *m,
 					"Array overflow, check MAXMAPENTRIES");
 		unlink_entry(m, m->oldest);
 	}
-	if (m->size >= m->mask + 1 && grow(m))
-		goto nomem;
+	/* a failed grow only lengthens the chains: insert anyway */
+	if (m->size >= m->mask + 1)
+		grow(m);
 	e = entry_alloc(m, keys);
 	if (!e)
 		goto nomem;

@@ -54,6 +54,7 @@ struct maptap_script_snap {
 };
 
 /* Park or free entries unlinked while snapshots were alive (map.c). */
-void maptap_script_map_reap(struct maptap_script_map *m);
+void maptap_script_map_reap(struct maptap_script_map *m)
+	__attribute__((visibility("hidden")));
 
 #endif
