@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,9 @@ struct maptap_maps_reader {
 	char name[PATH_MAX];	/* the ioctl's name buffer */
 	char *esc;		/* the name with "\n" escaped */
 	size_t esc_cap;
+	bool full_by_text;	/* AUTO: whole-space reads use the text */
 	int gate_known;		/* gate[] below is valid */
-	struct maptap_vma_buf gate;	/* VMAs above user space: [vsyscall] */
+	struct maptap_vma_buf gate;	/* above user space: [vsyscall] */
 };
 
 static int mm_gone(int err)
@@ -88,11 +90,15 @@ int maptap_maps_open(pid_t pid, enum maptap_maps_source source,
 		return -EOPNOTSUPP;
 	}
 	r->source = has_query ? MAPTAP_MAPS_QUERY : MAPTAP_MAPS_TEXT;
+	/* One ioctl per VMA costs 5-7 times what parsing the text costs per
+	 * VMA (bench/model/README.md), so a full read is cheaper as text. */
+	r->full_by_text = source == MAPTAP_MAPS_AUTO;
 	*out = r;
 	return 0;
 }
 
-enum maptap_maps_source maptap_maps_source_of(const struct maptap_maps_reader *reader)
+enum maptap_maps_source
+maptap_maps_source_of(const struct maptap_maps_reader *reader)
 {
 	return reader->source;
 }
@@ -126,7 +132,8 @@ static ssize_t read_text(struct maptap_maps_reader *r)
 		}
 		/* Sequential offsets let seq_file continue where it
 		 * stopped instead of walking the VMAs again. */
-		got = pread(r->fd, r->text + len, r->text_cap - len, (off_t)len);
+		got = pread(r->fd, r->text + len, r->text_cap - len,
+			    (off_t)len);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
@@ -206,6 +213,14 @@ static int escape_name(struct maptap_maps_reader *r, const char *name,
 	return 0;
 }
 
+static uint32_t perms_of(uint64_t f)
+{
+	return (f & PROCMAP_QUERY_VMA_READABLE ? MAPTAP_PERM_R : 0) |
+	       (f & PROCMAP_QUERY_VMA_WRITABLE ? MAPTAP_PERM_W : 0) |
+	       (f & PROCMAP_QUERY_VMA_EXECUTABLE ? MAPTAP_PERM_X : 0) |
+	       (f & PROCMAP_QUERY_VMA_SHARED ? MAPTAP_PERM_S : 0);
+}
+
 static int query_to_vma(struct maptap_maps_reader *r,
 			const struct procmap_query *q, struct maptap_vma *v)
 {
@@ -219,10 +234,7 @@ static int query_to_vma(struct maptap_maps_reader *r,
 	v->inode = q->inode;
 	v->dev_major = q->dev_major;
 	v->dev_minor = q->dev_minor;
-	v->perms = (q->vma_flags & PROCMAP_QUERY_VMA_READABLE ? MAPTAP_PERM_R : 0) |
-		   (q->vma_flags & PROCMAP_QUERY_VMA_WRITABLE ? MAPTAP_PERM_W : 0) |
-		   (q->vma_flags & PROCMAP_QUERY_VMA_EXECUTABLE ? MAPTAP_PERM_X : 0) |
-		   (q->vma_flags & PROCMAP_QUERY_VMA_SHARED ? MAPTAP_PERM_S : 0);
+	v->perms = perms_of(q->vma_flags);
 	err = escape_name(r, r->name, name_len, &v->name, &v->name_len);
 	if (err)
 		return err;
@@ -322,7 +334,10 @@ int maptap_maps_read_range(struct maptap_maps_reader *reader, uint64_t lo,
 {
 	int err;
 
-	if (reader->source == MAPTAP_MAPS_QUERY)
+	bool whole = lo == 0 && hi == UINT64_MAX;
+
+	if (reader->source == MAPTAP_MAPS_QUERY &&
+	    !(whole && reader->full_by_text))
 		err = query_range(reader, lo, hi, buf);
 	else
 		err = text_range(reader, lo, hi, buf, UINT64_MAX);

@@ -13,7 +13,7 @@
 
 /* Piece kinds beyond enum maptap_event_kind. */
 #define MM_PIECE_SAME	(-1)	/* unchanged: no event */
-#define MM_PIECE_SKIP	(-2)	/* folded into another event (a move) */
+#define MM_PIECE_SKIP	(-2)	/* folded into a MOVE */
 
 /* An elementary piece: [lo, hi) on which both the old state (OLD, a model
  * node's VMA, NULL where unmapped) and the new one (NEW, an entry of the

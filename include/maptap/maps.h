@@ -35,7 +35,11 @@ int maptap_maps_parse(const char *text, size_t len, struct maptap_vma_buf *buf);
 
 /* Which source a reader uses. */
 enum maptap_maps_source {
-	MAPTAP_MAPS_AUTO = 0,	/* PROCMAP_QUERY if the kernel has it, else text */
+	/* PROCMAP_QUERY if the kernel has it, else text; with the ioctl,
+	 * whole-space reads (maptap_maps_read_all()) still use the text,
+	 * which costs 5-7x less per VMA than one ioctl per VMA
+	 * (bench/model/README.md). */
+	MAPTAP_MAPS_AUTO = 0,
 	MAPTAP_MAPS_QUERY,	/* PROCMAP_QUERY only */
 	MAPTAP_MAPS_TEXT,	/* /proc/PID/maps text only */
 };
@@ -53,12 +57,19 @@ struct maptap_maps_reader;
 int maptap_maps_open(pid_t pid, enum maptap_maps_source source,
 		     struct maptap_maps_reader **out);
 
-/* The source READER really uses (never MAPTAP_MAPS_AUTO). */
+/* The source READER really uses for ranges (never MAPTAP_MAPS_AUTO). */
 enum maptap_maps_source maptap_maps_source_of(const struct maptap_maps_reader *reader);
 
 /* Append to BUF every VMA that intersects [LO, HI) (bytes), in address
  * order, whole (not clipped).  Calls maptap_vma_buf_finish().  Returns 0,
- * -ESRCH when the mm is gone (the process exited or exec'd), or -errno. */
+ * -ESRCH when the mm is gone (the process exited or exec'd; the text
+ * source sees an empty file then), -ENOMEM, or -errno of the read or
+ * ioctl.  On error BUF holds the VMAs read before it.
+ * Names: PROCMAP_QUERY's are escaped like the text's ('\n' as "\012");
+ * the gate VMA ([vsyscall]), which the ioctl never returns, and paths
+ * longer than PATH_MAX, which it cannot, come from the text.  Cost with
+ * PROCMAP_QUERY: one ioctl per VMA returned (~2 us); with the text: a
+ * read and parse of the whole file (docs/model.md). */
 int maptap_maps_read_range(struct maptap_maps_reader *reader, uint64_t lo,
 			   uint64_t hi, struct maptap_vma_buf *buf);
 

@@ -70,7 +70,9 @@ static inline bool maptap_vma_has_file(const struct maptap_vma *v)
 }
 
 /* Classify NAME (as in /proc/PID/maps) with INODE into an enum
- * maptap_vma_kind.  Pure; thread-safe. */
+ * maptap_vma_kind.  "[anon_shmem:...]" is MAPTAP_VMA_SHMEM_NAMED even
+ * though such a VMA has an inode (a path never starts with '['); any other
+ * VMA with an inode is MAPTAP_VMA_FILE.  Pure; thread-safe. */
 enum maptap_vma_kind maptap_vma_kind_of(const char *name, size_t name_len,
 					uint64_t inode);
 
