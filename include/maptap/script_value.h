@@ -119,7 +119,7 @@ int maptap_script_limits_set(struct maptap_script_limits *lim,
  * thread-safe.  The functions that append return 0 or -ENOMEM (the buffer
  * then keeps what it had). */
 struct maptap_script_buf {
-	char *s;		/* S[0..LEN), NUL at S[LEN]; NULL until first use */
+	char *s;		/* S[0..LEN), NUL at S[LEN]; NULL if unused */
 	size_t len;		/* bytes */
 	size_t cap;		/* bytes allocated */
 };
@@ -155,7 +155,8 @@ void maptap_script_buf_free(struct maptap_script_buf *b);
 
 /* The contents as a NUL-terminated string: "" (static) when nothing was
  * ever added.  Valid until the next change to B. */
-static inline const char *maptap_script_buf_str(const struct maptap_script_buf *b)
+static inline const char *
+maptap_script_buf_str(const struct maptap_script_buf *b)
 {
 	return b->s ? b->s : "";
 }

@@ -120,9 +120,9 @@ static bool keys_match(const struct maptap_script_map *m,
 	return true;
 }
 
-static struct maptap_script_entry *lookup(const struct maptap_script_map *m,
-					  const struct maptap_script_value *keys,
-					  uint64_t hash)
+static struct maptap_script_entry *
+lookup(const struct maptap_script_map *m,
+       const struct maptap_script_value *keys, uint64_t hash)
 {
 	struct maptap_script_entry *e = m->buckets[hash & m->mask];
 
@@ -315,7 +315,8 @@ entry_alloc(const struct maptap_script_map *m,
 		strs += keys[i].u.s.len + 1;
 	}
 	if (m->desc.value_type == MAPTAP_SCRIPT_STATS) {
-		e->val.stat = (struct maptap_script_stat *)((char *)e + m->stat_off);
+		e->val.stat = (struct maptap_script_stat *)
+			      ((char *)e + m->stat_off);
 		maptap_script_stat_init(e->val.stat, &m->desc.stat);
 	}
 	e->map = m;
@@ -374,8 +375,9 @@ nomem:
 				       "out of memory");
 }
 
-static struct maptap_script_value entry_value(const struct maptap_script_map *m,
-					      const struct maptap_script_entry *e)
+static struct maptap_script_value
+entry_value(const struct maptap_script_map *m,
+	    const struct maptap_script_entry *e)
 {
 	struct maptap_script_value v = { .type = m->desc.value_type };
 
@@ -465,7 +467,8 @@ int maptap_script_map_add(struct maptap_script_map *m,
 	struct maptap_script_entry *e;
 	int rc;
 
-	if (!keys_ok(m, keys, false) || m->desc.value_type != MAPTAP_SCRIPT_LONG)
+	if (!keys_ok(m, keys, false) ||
+	    m->desc.value_type != MAPTAP_SCRIPT_LONG)
 		return maptap_script_error_set(err, MAPTAP_SCRIPT_E_ARG,
 				"array key or value of the wrong type");
 	rc = find_or_create(m, keys, &e, err);
@@ -484,7 +487,8 @@ int maptap_script_map_stat_add(struct maptap_script_map *m,
 	struct maptap_script_entry *e;
 	int rc;
 
-	if (!keys_ok(m, keys, false) || m->desc.value_type != MAPTAP_SCRIPT_STATS)
+	if (!keys_ok(m, keys, false) ||
+	    m->desc.value_type != MAPTAP_SCRIPT_STATS)
 		return maptap_script_error_set(err, MAPTAP_SCRIPT_E_ARG,
 				"array key or value of the wrong type");
 	rc = find_or_create(m, keys, &e, err);

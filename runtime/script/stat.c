@@ -21,7 +21,7 @@ struct maptap_script_stat {
 	int64_t min;
 	int64_t max;
 	int64_t avg_s;		/* running mean << bit_shift */
-	int64_t m2;		/* running sum of squared deviations, scaled */
+	int64_t m2;		/* sum of squared deviations, scaled */
 	int64_t hist[];
 };
 
@@ -82,7 +82,7 @@ static int linear_buckets(const struct maptap_script_stat_desc *d,
 	    (d->stop - d->start) / d->interval >
 	    MAPTAP_SCRIPT_HIST_MAX_BUCKETS - 3)
 		return maptap_script_error_set(err, MAPTAP_SCRIPT_E_ARG,
-				"histogram: Number of buckets must be between 1 and %d",
+			"histogram: Number of buckets must be between 1 and %d",
 				MAPTAP_SCRIPT_HIST_MAX_BUCKETS - 2);
 	n = (d->stop - d->start) / d->interval + 3;
 	return (int)n;
