@@ -7,6 +7,8 @@
  * runtime that can raise a script error takes a struct maptap_script_error
  * and returns a negative errno; the errno says the class (what the C
  * caller branches on), the struct says the message (what the user reads).
+ * Functions write the struct only when they fail, so a caller on a hot
+ * path need not clear it (about 512 bytes) before each call.
  */
 #ifndef MAPTAP_SCRIPT_ERROR_H
 #define MAPTAP_SCRIPT_ERROR_H
