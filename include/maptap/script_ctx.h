@@ -33,11 +33,13 @@ void maptap_script_ctx_free(struct maptap_script_ctx *ctx);
 
 /* The context's limits (its copy; the caller may change them before the
  * script starts). */
-struct maptap_script_limits *maptap_script_ctx_limits(struct maptap_script_ctx *ctx);
+struct maptap_script_limits *
+maptap_script_ctx_limits(struct maptap_script_ctx *ctx);
 
 /* The error the last failing built-in recorded.  The built-ins write
  * here; the interpreter reads it, reports it and clears it. */
-struct maptap_script_error *maptap_script_ctx_error(struct maptap_script_ctx *ctx);
+struct maptap_script_error *
+maptap_script_ctx_error(struct maptap_script_ctx *ctx);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,8 @@
  * runtime that can raise a script error takes a struct maptap_script_error
  * and returns a negative errno; the errno says the class (what the C
  * caller branches on), the struct says the message (what the user reads).
+ * Functions write the struct only when they fail, so a caller on a hot
+ * path need not clear it (about 512 bytes) before each call.
  */
 #ifndef MAPTAP_SCRIPT_ERROR_H
 #define MAPTAP_SCRIPT_ERROR_H
@@ -26,14 +28,14 @@ extern "C" {
  * MAPTAP_SCRIPT_E_NONE means "no error". */
 enum maptap_script_errcode {
 	MAPTAP_SCRIPT_E_NONE = 0,
-	MAPTAP_SCRIPT_E_DIVZERO,	/* "division by 0" (-EDOM) */
-	MAPTAP_SCRIPT_E_OVERFLOW,	/* MAXMAPENTRIES reached (-E2BIG) */
-	MAPTAP_SCRIPT_E_EMPTY_AGG,	/* @min/@max/@avg/@variance of nothing (-ENODATA) */
-	MAPTAP_SCRIPT_E_FORMAT,		/* bad printf format or arguments (-EINVAL) */
-	MAPTAP_SCRIPT_E_ARG,		/* a built-in got an argument out of range (-EINVAL) */
-	MAPTAP_SCRIPT_E_REGEX,		/* a regular expression did not compile (-EINVAL) */
-	MAPTAP_SCRIPT_E_MEMORY,		/* %m/%M could not read target memory (-EFAULT) */
-	MAPTAP_SCRIPT_E_NOMEM,		/* host allocation failed (-ENOMEM) */
+	MAPTAP_SCRIPT_E_DIVZERO,	/* "division by 0": -EDOM */
+	MAPTAP_SCRIPT_E_OVERFLOW,	/* MAXMAPENTRIES reached: -E2BIG */
+	MAPTAP_SCRIPT_E_EMPTY_AGG,	/* @min of nothing etc.: -ENODATA */
+	MAPTAP_SCRIPT_E_FORMAT,	/* bad printf format or args: -EINVAL */
+	MAPTAP_SCRIPT_E_ARG,	/* built-in arg out of range: -EINVAL */
+	MAPTAP_SCRIPT_E_REGEX,	/* pattern did not compile: -EINVAL */
+	MAPTAP_SCRIPT_E_MEMORY,	/* %m/%M memory unreadable: -EFAULT */
+	MAPTAP_SCRIPT_E_NOMEM,	/* host allocation failed: -ENOMEM */
 };
 
 /* One error: a class and stap's message text, without "ERROR: " and

@@ -54,8 +54,8 @@ enum maptap_script_fmt_flag {
 struct maptap_script_fmt_piece {
 	char conv;
 	unsigned flags;		/* enum maptap_script_fmt_flag bits */
-	int width;		/* >= 0, or MAPTAP_SCRIPT_FMT_NONE/_STAR */
-	int precision;		/* >= 0, or MAPTAP_SCRIPT_FMT_NONE/_STAR */
+	int width;		/* >= 0, MAPTAP_SCRIPT_FMT_NONE or _STAR */
+	int precision;		/* like width */
 	size_t lit_off;		/* literal pieces only, into the text */
 	size_t lit_len;
 };
@@ -91,8 +91,8 @@ size_t maptap_script_fmt_nargs(const struct maptap_script_fmt *f);
 /* The type argument I (0-based) must have: MAPTAP_SCRIPT_STRING for %s,
  * MAPTAP_SCRIPT_LONG for everything else (numbers, %c, %p, %b, the
  * address of %m/%M, and '*' values).  MAPTAP_SCRIPT_ANY when I >= nargs. */
-enum maptap_script_type maptap_script_fmt_arg_type(const struct maptap_script_fmt *f,
-						   size_t i);
+enum maptap_script_type
+maptap_script_fmt_arg_type(const struct maptap_script_fmt *f, size_t i);
 
 /* Pass-2 check of a call's arguments: N arguments of types TYPES against
  * F (stap: elaborate.cxx, typeresolution_info::visit_print_format).

@@ -44,7 +44,7 @@ struct maptap_script_map_desc {
 	/* LONG or STRING for each of the NKEYS key columns */
 	enum maptap_script_type key_types[MAPTAP_SCRIPT_MAX_KEYS];
 	enum maptap_script_type value_type;	/* LONG, STRING or STATS */
-	struct maptap_script_stat_desc stat;	/* when value_type is STATS */
+	struct maptap_script_stat_desc stat;	/* for a STATS value_type */
 	size_t max_entries;	/* > 0: MAXMAPENTRIES or the declared size */
 	bool wrap;		/* "%": evict the oldest instead of failing */
 };

@@ -47,10 +47,10 @@ enum maptap_script_hist_type {
  * Plain data. */
 struct maptap_script_stat_desc {
 	enum maptap_script_hist_type hist;
-	int64_t start;		/* @hist_linear(v, START, STOP, INTERVAL) */
+	int64_t start;	/* @hist_linear(v, START, STOP, INTERVAL) */
 	int64_t stop;
 	int64_t interval;
-	int bit_shift;		/* @variance(v, BIT_SHIFT): 0..62, default 0 */
+	int bit_shift;		/* @variance(v, BIT_SHIFT): 0..62 */
 };
 
 /* The operators on an aggregate that return a long. */

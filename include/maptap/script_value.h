@@ -107,8 +107,10 @@ void maptap_script_limits_default(struct maptap_script_limits *lim);
 /* Set the limit NAME (e.g. "MAXSTRINGLEN") from the decimal text VALUE,
  * as -D NAME=VALUE does.  Returns 0; -ENOENT when NAME is not a limit
  * kept here (the caller may know it: stap passes unknown -D names on to
- * the C compiler); -EINVAL when VALUE is not a number in range
- * (maxstringlen >= 2, maxmapentries >= 1, maxaction >= 1). */
+ * the C compiler); -EINVAL (LIM unchanged) when VALUE is missing or not
+ * a whole number (decimal, 0x hex or 0 octal) in range: MAXSTRINGLEN >= 2,
+ * MAXMAPENTRIES >= 1, MAXACTION >= 1, MAXERRORS >= 0, HIST_ELISION any
+ * int. */
 int maptap_script_limits_set(struct maptap_script_limits *lim,
 			     const char *name, const char *value);
 
@@ -117,7 +119,7 @@ int maptap_script_limits_set(struct maptap_script_limits *lim,
  * thread-safe.  The functions that append return 0 or -ENOMEM (the buffer
  * then keeps what it had). */
 struct maptap_script_buf {
-	char *s;		/* S[0..LEN), NUL at S[LEN]; NULL until first use */
+	char *s;		/* S[0..LEN), NUL at S[LEN]; NULL if unused */
 	size_t len;		/* bytes */
 	size_t cap;		/* bytes allocated */
 };
@@ -153,7 +155,8 @@ void maptap_script_buf_free(struct maptap_script_buf *b);
 
 /* The contents as a NUL-terminated string: "" (static) when nothing was
  * ever added.  Valid until the next change to B. */
-static inline const char *maptap_script_buf_str(const struct maptap_script_buf *b)
+static inline const char *
+maptap_script_buf_str(const struct maptap_script_buf *b)
 {
 	return b->s ? b->s : "";
 }

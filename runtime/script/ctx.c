@@ -37,12 +37,14 @@ void maptap_script_ctx_free(struct maptap_script_ctx *ctx)
 	free(ctx);
 }
 
-struct maptap_script_limits *maptap_script_ctx_limits(struct maptap_script_ctx *ctx)
+struct maptap_script_limits *
+maptap_script_ctx_limits(struct maptap_script_ctx *ctx)
 {
 	return &ctx->lim;
 }
 
-struct maptap_script_error *maptap_script_ctx_error(struct maptap_script_ctx *ctx)
+struct maptap_script_error *
+maptap_script_ctx_error(struct maptap_script_ctx *ctx)
 {
 	return &ctx->err;
 }

@@ -34,7 +34,8 @@ struct maptap_script_ctx {
 };
 
 /* Free the regex cache (regex.c). */
-void maptap_script_regex_cache_free(struct maptap_script_ctx *ctx);
+void maptap_script_regex_cache_free(struct maptap_script_ctx *ctx)
+	__attribute__((visibility("hidden")));
 
 /* MAXSTRINGLEN - 1: the longest string a built-in returns. */
 static inline size_t ctx_maxlen(const struct maptap_script_ctx *ctx)

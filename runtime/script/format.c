@@ -162,7 +162,8 @@ static int parse_conversion(struct parser *ps, struct maptap_script_error *err)
 	     add_arg(ps, MAPTAP_SCRIPT_LONG)) ||
 	    (c.precision == MAPTAP_SCRIPT_FMT_STAR &&
 	     add_arg(ps, MAPTAP_SCRIPT_LONG)) ||
-	    add_arg(ps, c.conv == 's' ? MAPTAP_SCRIPT_STRING : MAPTAP_SCRIPT_LONG) ||
+	    add_arg(ps, c.conv == 's' ? MAPTAP_SCRIPT_STRING :
+				       MAPTAP_SCRIPT_LONG) ||
 	    grow_array((void **)&f->pieces, &ps->cap_pieces, f->npieces + 1,
 		       sizeof(*f->pieces)))
 		return maptap_script_error_set(err, MAPTAP_SCRIPT_E_NOMEM,
@@ -189,8 +190,8 @@ static int parse(struct parser *ps, struct maptap_script_error *err)
 			continue;
 		}
 		if (rc)
-			return maptap_script_error_set(err, MAPTAP_SCRIPT_E_NOMEM,
-						       "out of memory");
+			return maptap_script_error_set(err,
+					MAPTAP_SCRIPT_E_NOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -248,8 +249,8 @@ size_t maptap_script_fmt_nargs(const struct maptap_script_fmt *f)
 	return f->nargs;
 }
 
-enum maptap_script_type maptap_script_fmt_arg_type(const struct maptap_script_fmt *f,
-						   size_t i)
+enum maptap_script_type
+maptap_script_fmt_arg_type(const struct maptap_script_fmt *f, size_t i)
 {
 	return i < f->nargs ? f->arg_types[i] : MAPTAP_SCRIPT_ANY;
 }
@@ -264,7 +265,7 @@ int maptap_script_fmt_check(const struct maptap_script_fmt *f,
 		if (bad_arg)
 			*bad_arg = n;
 		return maptap_script_error_set(err, MAPTAP_SCRIPT_E_FORMAT,
-				"Wrong number of args to formatted print operator");
+			"Wrong number of args to formatted print operator");
 	}
 	for (i = 0; i < n; i++) {
 		if (types[i] == f->arg_types[i])

@@ -32,35 +32,42 @@ static uint64_t mix64(uint64_t h)
 	return h;
 }
 
+/* A cheap, not well mixed hash of a string key: eight bytes per
+ * multiply; hash_keys() mixes the whole tuple once at the end. */
 static uint64_t hash_bytes(const char *p, size_t len)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len;
-	uint64_t w;
+	uint64_t h = len * 0x9e3779b97f4a7c15ULL, w;
+	size_t i;
 
 	for (; len >= 8; p += 8, len -= 8) {
 		memcpy(&w, p, 8);
 		h = (h ^ w) * 0x100000001b3ULL;
-		h ^= h >> 29;
+		h ^= h >> 32;
 	}
-	w = 0;
-	memcpy(&w, p, len);
-	return mix64(h ^ w);
+	if (len) {
+		w = 0;
+		for (i = 0; i < len; i++)
+			w |= (uint64_t)(unsigned char)p[i] << (8 * i);
+		h = (h ^ w) * 0x100000001b3ULL;
+	}
+	return h;
 }
 
 static uint64_t hash_keys(const struct maptap_script_map *m,
 			  const struct maptap_script_value *keys)
 {
-	uint64_t h = 0;
+	uint64_t h = m->desc.nkeys;
 	unsigned i;
 
 	for (i = 0; i < m->desc.nkeys; i++) {
 		uint64_t k;
 
 		if (keys[i].type == MAPTAP_SCRIPT_LONG)
-			k = mix64((uint64_t)keys[i].u.l + i);
+			k = (uint64_t)keys[i].u.l;
 		else
 			k = hash_bytes(keys[i].u.s.p, keys[i].u.s.len);
-		h = (h ^ k) * 0x9e3779b97f4a7c15ULL + i;
+		h = (h ^ k) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
 	}
 	return mix64(h);
 }
@@ -113,9 +120,9 @@ static bool keys_match(const struct maptap_script_map *m,
 	return true;
 }
 
-static struct maptap_script_entry *lookup(const struct maptap_script_map *m,
-					  const struct maptap_script_value *keys,
-					  uint64_t hash)
+static struct maptap_script_entry *
+lookup(const struct maptap_script_map *m,
+       const struct maptap_script_value *keys, uint64_t hash)
 {
 	struct maptap_script_entry *e = m->buckets[hash & m->mask];
 
@@ -282,13 +289,12 @@ entry_alloc(const struct maptap_script_map *m,
 	    const struct maptap_script_value *keys)
 {
 	struct maptap_script_entry *e;
-	size_t size = m->stat_off, i;
+	size_t size = m->stat_off, str_off, i;
 	char *strs;
 
 	if (m->desc.value_type == MAPTAP_SCRIPT_STATS)
 		size += maptap_script_stat_size(&m->desc.stat);
-	size = align8(size);
-	strs = (char *)(uintptr_t)size;	/* offset until allocated */
+	str_off = size = align8(size);
 	for (i = 0; i < m->desc.nkeys; i++)
 		if (keys[i].type == MAPTAP_SCRIPT_STRING)
 			size += keys[i].u.s.len + 1;
@@ -296,7 +302,7 @@ entry_alloc(const struct maptap_script_map *m,
 	if (!e)
 		return NULL;
 	memset(e, 0, m->stat_off);
-	strs = (char *)e + (uintptr_t)strs;
+	strs = (char *)e + str_off;
 	for (i = 0; i < m->desc.nkeys; i++) {
 		if (keys[i].type == MAPTAP_SCRIPT_LONG) {
 			e->keys[i].l = keys[i].u.l;
@@ -309,7 +315,8 @@ entry_alloc(const struct maptap_script_map *m,
 		strs += keys[i].u.s.len + 1;
 	}
 	if (m->desc.value_type == MAPTAP_SCRIPT_STATS) {
-		e->val.stat = (struct maptap_script_stat *)((char *)e + m->stat_off);
+		e->val.stat = (struct maptap_script_stat *)
+			      ((char *)e + m->stat_off);
 		maptap_script_stat_init(e->val.stat, &m->desc.stat);
 	}
 	e->map = m;
@@ -354,8 +361,9 @@ static int find_or_create(struct maptap_script_map *m,
 					"Array overflow, check MAXMAPENTRIES");
 		unlink_entry(m, m->oldest);
 	}
-	if (m->size >= m->mask + 1 && grow(m))
-		goto nomem;
+	/* a failed grow only lengthens the chains: insert anyway */
+	if (m->size >= m->mask + 1)
+		grow(m);
 	e = entry_alloc(m, keys);
 	if (!e)
 		goto nomem;
@@ -367,8 +375,9 @@ nomem:
 				       "out of memory");
 }
 
-static struct maptap_script_value entry_value(const struct maptap_script_map *m,
-					      const struct maptap_script_entry *e)
+static struct maptap_script_value
+entry_value(const struct maptap_script_map *m,
+	    const struct maptap_script_entry *e)
 {
 	struct maptap_script_value v = { .type = m->desc.value_type };
 
@@ -458,7 +467,8 @@ int maptap_script_map_add(struct maptap_script_map *m,
 	struct maptap_script_entry *e;
 	int rc;
 
-	if (!keys_ok(m, keys, false) || m->desc.value_type != MAPTAP_SCRIPT_LONG)
+	if (!keys_ok(m, keys, false) ||
+	    m->desc.value_type != MAPTAP_SCRIPT_LONG)
 		return maptap_script_error_set(err, MAPTAP_SCRIPT_E_ARG,
 				"array key or value of the wrong type");
 	rc = find_or_create(m, keys, &e, err);
@@ -477,7 +487,8 @@ int maptap_script_map_stat_add(struct maptap_script_map *m,
 	struct maptap_script_entry *e;
 	int rc;
 
-	if (!keys_ok(m, keys, false) || m->desc.value_type != MAPTAP_SCRIPT_STATS)
+	if (!keys_ok(m, keys, false) ||
+	    m->desc.value_type != MAPTAP_SCRIPT_STATS)
 		return maptap_script_error_set(err, MAPTAP_SCRIPT_E_ARG,
 				"array key or value of the wrong type");
 	rc = find_or_create(m, keys, &e, err);

@@ -17,7 +17,7 @@ union key {
 };
 
 struct maptap_script_entry {
-	struct maptap_script_entry *hnext;	/* hash chain; graveyard link */
+	struct maptap_script_entry *hnext;	/* hash chain, graveyard */
 	struct maptap_script_entry *prev;	/* insertion order */
 	struct maptap_script_entry *next;
 	uint64_t hash;
@@ -43,7 +43,7 @@ struct maptap_script_map {
 	struct maptap_script_entry *oldest, *newest;
 	struct maptap_script_entry *graveyard;
 	unsigned nsnap;			/* live snapshots */
-	size_t stat_off;		/* offset of the aggregate in an entry */
+	size_t stat_off;		/* where an entry's aggregate is */
 	struct maptap_script_stat *empty_stat;
 };
 
@@ -54,6 +54,7 @@ struct maptap_script_snap {
 };
 
 /* Park or free entries unlinked while snapshots were alive (map.c). */
-void maptap_script_map_reap(struct maptap_script_map *m);
+void maptap_script_map_reap(struct maptap_script_map *m)
+	__attribute__((visibility("hidden")));
 
 #endif

@@ -82,7 +82,7 @@ static void merge_sort(const struct sort_key *k, struct maptap_script_entry **e,
 	merge_sort(k, e, tmp, mid);
 	merge_sort(k, e + mid, tmp, n - mid);
 	if (compare(k, e[mid - 1], e[mid]) <= 0)
-		return;		/* already in order: common for sorted input */
+		return;	/* in order already, as sorted input is */
 	while (i < mid && j < n)
 		tmp[o++] = compare(k, e[j], e[i]) < 0 ? e[j++] : e[i++];
 	while (i < mid)

@@ -26,7 +26,8 @@ static uint64_t hash_str(const char *s)
 
 static int rx_grow(struct maptap_script_ctx *ctx)
 {
-	size_t n = ctx->rx_buckets ? (ctx->rx_mask + 1) * 2 : RX_INITIAL_BUCKETS;
+	size_t n = ctx->rx_buckets ? (ctx->rx_mask + 1) * 2 :
+				     RX_INITIAL_BUCKETS;
 	struct regex_entry **b = calloc(n, sizeof(*b)), *e, *next;
 	size_t i;
 
@@ -176,11 +177,11 @@ int maptap_script_regex_matched(struct maptap_script_ctx *ctx, int64_t n,
 	maptap_script_buf_clear(out);
 	if (ctx->m_ngroups == 0)
 		return maptap_script_error_set(&ctx->err, MAPTAP_SCRIPT_E_ARG,
-				"matched(%" PRId64 ") without a successful match", n);
+			"matched(%" PRId64 ") without a successful match", n);
 	if (n < 0 || n >= ctx->m_ngroups)
 		return maptap_script_error_set(&ctx->err, MAPTAP_SCRIPT_E_ARG,
-				"matched(%" PRId64 ") out of range: the last match has %d groups",
-				n, ctx->m_ngroups);
+			"matched(%" PRId64 ") out of range: the last match "
+			"has %d groups", n, ctx->m_ngroups);
 	g = &ctx->m_groups[n];
 	if (g->rm_so < 0)
 		return 0;

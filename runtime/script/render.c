@@ -79,7 +79,8 @@ static int render_number(struct maptap_script_buf *out, uint64_t num,
 	if (!rc && special && base == 8)
 		rc = maptap_script_buf_addc(out, '0');
 	if (!rc && special && base == 16)
-		rc = maptap_script_buf_add(out, s->conv == 'X' ? "0X" : "0x", 2);
+		rc = maptap_script_buf_add(out, s->conv == 'X' ? "0X" : "0x",
+					   2);
 	if (!rc && zero)
 		rc = pad(out, '0', size);
 	if (!rc)
@@ -181,7 +182,7 @@ static int render_memory(struct maptap_script_buf *out, uint64_t addr,
 	rc = ops->read_mem(ops->arg, addr, mem, len);
 	if (rc) {
 		rc = maptap_script_error_set(err, MAPTAP_SCRIPT_E_MEMORY,
-				"read fault at 0x%" PRIx64 " [man error::fault]",
+			"read fault at 0x%" PRIx64 " [man error::fault]",
 				addr);
 	} else if (s->conv == 'm') {
 		rc = render_text(out, (const char *)mem, len, s);
@@ -300,7 +301,7 @@ static int check_args(const struct maptap_script_fmt *f,
 
 	if (n != maptap_script_fmt_nargs(f))
 		return maptap_script_error_set(err, MAPTAP_SCRIPT_E_FORMAT,
-				"Wrong number of args to formatted print operator");
+			"Wrong number of args to formatted print operator");
 	for (i = 0; i < n; i++) {
 		enum maptap_script_type want = maptap_script_fmt_arg_type(f, i);
 

@@ -117,7 +117,8 @@ static uint64_t parse_unsigned(const char *s, unsigned base)
 
 	if (base == 0) {
 		if (s[0] == '0')
-			base = ((s[1] | 0x20) == 'x' && is_xdigit(s[2])) ? 16 : 8;
+			base = (s[1] | 0x20) == 'x' && is_xdigit(s[2]) ?
+			       16 : 8;
 		else
 			base = 10;
 	}
