@@ -471,3 +471,55 @@ void tr_dump_elab(struct tr_session *s, FILE *out)
 		fputc('\n', out);
 	}
 }
+
+static void dump_slot_list(FILE *out, const struct ptr_vec *v)
+{
+	int i;
+
+	for (i = 0; i < v->n; i++) {
+		const struct tr_sym *sym = v->v[i];
+
+		fprintf(out, "  slot %d: ", sym->slot);
+		dump_sym_type(out, sym);
+		fputc('\n', out);
+	}
+}
+
+void tr_dump_slots(struct tr_session *s, FILE *out)
+{
+	const struct tr_elab *el = s->elab;
+	int i;
+
+	fprintf(out, "# pass 3: %d global slot(s), frames of at most %d "
+		"local slot(s)\n", el->globals.n, el->max_locals);
+	fputs("globals\n", out);
+	for (i = 0; i < el->globals.n; i++) {
+		const struct tr_sym *g = el->globals.v[i];
+
+		fprintf(out, "  slot %d: ", g->slot);
+		dump_sym_type(out, g);
+		if (g->hist_kind == 1)
+			fputs(" hist_log", out);
+		else if (g->hist_kind == 2)
+			fprintf(out, " hist_linear(%" PRId64 ", %" PRId64 ", %"
+				PRId64 ")", g->hist_start, g->hist_stop,
+				g->hist_interval);
+		if (g->maxsize)
+			fprintf(out, " max %" PRId64, g->maxsize);
+		if (g->wrap)
+			fputs(" wrap", out);
+		fputc('\n', out);
+	}
+	for (i = 0; i < el->functions.n; i++) {
+		const struct tr_func *f = el->functions.v[i];
+
+		fprintf(out, "function %s\n", f->name);
+		dump_slot_list(out, &f->locals);
+	}
+	for (i = 0; i < el->probes.n; i++) {
+		const struct tr_dprobe *dp = el->probes.v[i];
+
+		fprintf(out, "probe %s\n", dp->name);
+		dump_slot_list(out, &dp->locals);
+	}
+}

@@ -59,6 +59,10 @@ void tr_load_macro_libs(struct tr_session *s);
 /* Print the elaborated script as -p2 shows it. */
 void tr_dump_elab(struct tr_session *s, FILE *out);
 
+/* Print what pass 3 made: the slot of every global and local, the
+ * compiled formats and the aggregates' histogram shapes (-p3). */
+void tr_dump_slots(struct tr_session *s, FILE *out);
+
 /* builtins.c */
 const struct tr_builtin *tr_builtin_find(const char *name);
 

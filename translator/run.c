@@ -163,8 +163,12 @@ static int run_passes(struct tr_session *s)
 		tr_dump_elab(s, s->out);
 		return 0;
 	}
+	if (o->last_pass == 3) {
+		tr_dump_slots(s, s->out);
+		return 0;
+	}
 	if (o->last_pass < 5)
-		return 0;	/* passes 3 and 4 happen inside pass 2 here */
+		return 0;	/* no pass 4: nothing is compiled to C */
 	return run_pass5(s);
 }
 

@@ -132,7 +132,8 @@ static void unify_keys(struct tctx *t, struct tr_sym *arr,
 			tr_sema_error(t->e->s, k->tok, "array index cannot "
 				      "be a statistic");
 		unify_type(t, &arr->key_types[i], NULL, kt, k->tok, NULL);
-		unify_node(t, k, arr->key_types[i]);
+		if (kt == TY_UNKNOWN)
+			unify_node(t, k, arr->key_types[i]);
 	}
 }
 
@@ -377,11 +378,20 @@ static enum tr_type infer_expr(struct tctx *t, struct node *n)
 	case N_CMP:
 		ta = infer(t, n->a);
 		tb = infer(t, n->b);
-		unify_node(t, n->b, ta);
-		unify_node(t, n->a, tb);
-		if (t->final && (ta == TY_STATS || tb == TY_STATS))
+		if (t->final && (ta == TY_STATS || tb == TY_STATS)) {
 			tr_sema_error(t->e->s, n->tok, "cannot compare "
 				      "statistics");
+			return TY_LONG;
+		}
+		if (ta != TY_UNKNOWN && tb != TY_UNKNOWN) {
+			if (ta != tb && t->final)
+				tr_sema_error(t->e->s, n->tok, "type mismatch "
+					      "(%s vs. %s)", tr_type_name(ta),
+					      tr_type_name(tb));
+			return TY_LONG;
+		}
+		unify_node(t, n->b, ta);
+		unify_node(t, n->a, tb);
 		return TY_LONG;
 	case N_REGEX:
 		infer(t, n->a);
@@ -394,10 +404,13 @@ static enum tr_type infer_expr(struct tctx *t, struct node *n)
 		ta = infer(t, n->a);
 		tb = infer(t, n->b);
 		if (!strcmp(n->op, "=")) {
-			if (t->final && (ta == TY_STATS || tb == TY_STATS))
-				tr_sema_error(t->e->s, n->tok, "cannot assign "
-					      "to or from a statistic; use "
-					      "<<<");
+			if (ta == TY_STATS || tb == TY_STATS) {
+				if (t->final)
+					tr_sema_error(t->e->s, n->tok, "cannot "
+						      "assign to or from a "
+						      "statistic; use <<<");
+				return TY_UNKNOWN;
+			}
 			unify_node(t, n->a, tb);
 			/* one conflict, one message: the target's */
 			if (tb == TY_UNKNOWN)
@@ -592,6 +605,10 @@ static void check_unresolved(struct tctx *t, struct ptr_vec *syms)
 
 	for (i = 0; i < syms->n; i++) {
 		struct tr_sym *sym = syms->v[i];
+
+		if (sym->scope == SYM_LOCAL && sym->read && !sym->written)
+			tr_warning(t->e->s, sym->tok, "never-assigned local "
+				   "variable '%s'", sym->name);
 
 		if (!sym->read && !sym->written)
 			continue;
