@@ -456,6 +456,13 @@ static void resolve_expr(struct scope *sc, struct node *n, bool lv)
 		tr_sema_error(s, n->tok, "target variables are not available "
 			      "in this probe");
 		break;
+	case N_UNARY:
+		if (!strcmp(n->op, "&") && n->a->kind != N_TARGET) {
+			tr_sema_error(s, n->tok, "'&' needs a target variable");
+			break;
+		}
+		resolve(sc, n->a, false);
+		break;
 	case N_EMBEDDED_EXPR:
 		tr_sema_error(s, n->tok, "embedded C expressions are not "
 			      "supported by maptap");

@@ -23,7 +23,12 @@ struct parser {
 	struct tr_file *file;
 	jmp_buf recover;
 	bool in_function;
+	int depth;		/* nesting of expressions and statements */
 };
+
+/* Deeper nesting than any real script has is refused rather than
+ * recursed into: the passes after this one recurse over the tree too. */
+#define MAX_NESTING 500
 
 struct node *node_new(struct tr_session *s, enum node_kind kind,
 		      const struct token *tok)
@@ -261,7 +266,7 @@ static struct node *parse_at_op(struct parser *p)
 	}
 	if (!strcmp(t->text, "@var") || !strcmp(t->text, "@cast") ||
 	    !strcmp(t->text, "@kregister") || !strcmp(t->text, "@uregister") ||
-	    !strcmp(t->text, "@probewrite"))
+	    !strcmp(t->text, "@probewrite") || !strcmp(t->text, "@const"))
 		return parse_target(p);
 	fail(p, t, "unknown operator %s", t->text);
 }
@@ -353,14 +358,19 @@ static struct node *parse_unary(struct parser *p)
 
 	if (tok_op(t, "++") || tok_op(t, "--")) {
 		next(p);
+		if (++p->depth > MAX_NESTING)
+			fail(p, t, "expression nesting too deep");
 		n = node_new(p->s, N_PRE, t);
 		n->op = t->text;
 		n->a = parse_unary(p);
+		p->depth--;
 		return n;
 	}
 	if (tok_op(t, "-") || tok_op(t, "+") || tok_op(t, "!") ||
-	    tok_op(t, "~")) {
+	    tok_op(t, "~") || tok_op(t, "&")) {
 		next(p);
+		if (++p->depth > MAX_NESTING)
+			fail(p, t, "expression nesting too deep");
 		/* -9223372036854775808 must stay a literal. */
 		if (tok_op(t, "-") && peek(p, 0)->type == TOK_NUMBER &&
 		    !tok_op(peek(p, 1), "++")) {
@@ -368,11 +378,13 @@ static struct node *parse_unary(struct parser *p)
 
 			n = node_new(p->s, N_NUM, t);
 			n->num = (int64_t)(0 - (uint64_t)num->num);
+			p->depth--;
 			return n;
 		}
 		n = node_new(p->s, N_UNARY, t);
 		n->op = t->text;
 		n->a = parse_unary(p);
+		p->depth--;
 		return n;
 	}
 	return parse_postfix(p);
@@ -569,7 +581,20 @@ static bool is_lvalue(const struct node *n)
 	return n->kind == N_VAR || n->kind == N_INDEX || n->kind == N_TARGET;
 }
 
+static struct node *parse_expr_inner(struct parser *p);
+
 static struct node *parse_expr(struct parser *p)
+{
+	struct node *n;
+
+	if (++p->depth > MAX_NESTING)
+		fail(p, peek(p, 0), "expression nesting too deep");
+	n = parse_expr_inner(p);
+	p->depth--;
+	return n;
+}
+
+static struct node *parse_expr_inner(struct parser *p)
 {
 	struct node *l = parse_ternary(p), *n;
 	const struct token *t = peek(p, 0);
@@ -755,7 +780,20 @@ static struct node *parse_block(struct parser *p)
 	return n;
 }
 
+static struct node *parse_stmt_inner(struct parser *p);
+
 static struct node *parse_stmt(struct parser *p)
+{
+	struct node *n;
+
+	if (++p->depth > MAX_NESTING)
+		fail(p, peek(p, 0), "statement nesting too deep");
+	n = parse_stmt_inner(p);
+	p->depth--;
+	return n;
+}
+
+static struct node *parse_stmt_inner(struct parser *p)
 {
 	const struct token *t = peek(p, 0);
 	struct node *n;
@@ -1074,8 +1112,10 @@ struct tr_file *tr_parse_file(struct tr_session *s, const struct src_file *f)
 	p->file->src = f;
 	tr_lex(s, f, &raw);
 	tr_preprocess(s, &raw, &p->toks);
-	if (setjmp(p->recover))
+	if (setjmp(p->recover)) {
+		p->depth = 0;
 		skip_to_top(p);
+	}
 	while (peek(p, 0)->type != TOK_EOF)
 		parse_top(p);
 	return p->file;
