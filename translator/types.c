@@ -23,16 +23,16 @@ struct tctx {
 
 static enum tr_type infer(struct tctx *t, struct node *n);
 
-static void mismatch_sym(struct tctx *t, const struct token *tok,
-			 enum tr_type have, const struct tr_sym *sym,
-			 enum tr_type first)
+static void mismatch(struct tctx *t, const struct token *tok,
+		     enum tr_type have, const struct token *first_tok,
+		     enum tr_type first)
 {
 	if (!t->final)
 		return;
 	tr_sema_error(t->e->s, tok, "type mismatch (%s)", tr_type_name(have));
-	if (sym && sym->type_tok)
-		tr_sema_error(t->e->s, sym->type_tok, "type was first "
-			      "inferred here (%s)", tr_type_name(first));
+	if (first_tok && first_tok != tok)
+		tr_sema_error(t->e->s, first_tok, "type was first inferred "
+			      "here (%s)", tr_type_name(first));
 }
 
 static void unify_type(struct tctx *t, enum tr_type *slot,
@@ -48,8 +48,9 @@ static void unify_type(struct tctx *t, enum tr_type *slot,
 		t->changed = true;
 		return;
 	}
+	(void)sym;
 	if (*slot != want)
-		mismatch_sym(t, tok, want, sym, *slot);
+		mismatch(t, tok, want, slot_tok ? *slot_tok : NULL, *slot);
 }
 
 /* Push the type WANT into N (a variable, element, call or anything). */
@@ -170,7 +171,8 @@ static enum tr_type infer_call(struct tctx *t, struct node *n)
 		enum tr_type at = infer(t, a);
 
 		unify_type(t, &p->type, &p->type_tok, at, a->tok, p);
-		unify_node(t, a, p->type);
+		if (at == TY_UNKNOWN)
+			unify_node(t, a, p->type);
 	}
 	return n->func->ret;
 }
@@ -535,7 +537,8 @@ static void infer_stmt(struct tctx *t, struct node *n)
 
 			unify_type(t, &t->func->ret, &t->func->ret_tok, ty,
 				   n->a->tok, NULL);
-			unify_node(t, n->a, t->func->ret);
+			if (ty == TY_UNKNOWN)
+				unify_node(t, n->a, t->func->ret);
 		}
 		break;
 	case N_DELETE:
