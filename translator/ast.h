@@ -39,6 +39,7 @@ enum node_kind {
 	N_IN,		/* list: keys (NULL entries for '*'); a: array */
 	N_STATOP,	/* str: @count @sum @min @max @avg @variance; a */
 	N_HIST,		/* str: @hist_log @hist_linear; a; list: params */
+	N_HIST_BUCKET,	/* a: N_HIST, b: bucket index */
 	N_DEFINED,	/* a */
 	N_ENTRY,	/* a */
 	N_TARGET,	/* str: $name / @var(...) text */
@@ -70,7 +71,7 @@ struct node;
 struct foreach_info {
 	struct ptr_vec keys;	/* struct node * (N_VAR) */
 	struct node *value;	/* N_VAR or NULL */
-	struct node *array;	/* N_VAR */
+	struct node *array;	/* N_VAR, or N_HIST for its buckets */
 	struct ptr_vec slice;	/* struct node * or NULL for '*'; n==0: none */
 	struct node *limit;
 	int sort_col;		/* 0: none, 1..n: key column, -1: value */

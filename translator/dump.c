@@ -145,6 +145,12 @@ static void dump_expr(FILE *out, const struct node *n)
 		}
 		fputc(')', out);
 		break;
+	case N_HIST_BUCKET:
+		tr_dump_node(out, n->a, 0);
+		fputc('[', out);
+		tr_dump_node(out, n->b, 0);
+		fputc(']', out);
+		break;
 	case N_DEFINED:
 	case N_ENTRY:
 		fputs(n->kind == N_DEFINED ? "@defined(" : "@entry(", out);
@@ -179,7 +185,8 @@ static void dump_foreach(FILE *out, const struct node *n, int indent)
 		if (fe->sort_col == i + 1)
 			fputc(fe->sort_dir > 0 ? '+' : '-', out);
 	}
-	fprintf(out, "] in %s", fe->array->str);
+	fputs("] in ", out);
+	tr_dump_node(out, fe->array, 0);
 	if (fe->sort_col == -1 && !fe->value)
 		fputc(fe->sort_dir > 0 ? '+' : '-', out);
 	if (fe->slice.n) {

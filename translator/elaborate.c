@@ -383,7 +383,10 @@ static void resolve_foreach(struct scope *sc, struct node *n)
 	struct foreach_info *fe = n->fe;
 	int i;
 
-	fe->array->sym = bind_array(sc, fe->array);
+	if (fe->array->kind == N_HIST)
+		resolve(sc, fe->array, false);
+	else
+		fe->array->sym = bind_array(sc, fe->array);
 	mark(fe->array->sym, true, false);
 	for (i = 0; i < fe->keys.n; i++) {
 		struct node *k = fe->keys.v[i];

@@ -254,6 +254,14 @@ static struct node *parse_at_op(struct parser *p)
 		while (accept_op(p, ","))
 			vec_push(&p->s->arena, &n->list, parse_expr(p));
 		expect_op(p, ")");
+		if (tok_op(peek(p, 0), "[")) {
+			struct node *b = node_new(p->s, N_HIST_BUCKET, next(p));
+
+			b->a = n;
+			b->b = parse_expr(p);
+			expect_op(p, "]");
+			return b;
+		}
 		return n;
 	}
 	if (!strcmp(t->text, "@defined") || !strcmp(t->text, "@entry")) {
@@ -660,7 +668,11 @@ static struct node *parse_foreach(struct parser *p, const struct token *kw)
 	if (!tok_kw(peek(p, 0), "in"))
 		fail(p, peek(p, 0), "expected 'in'");
 	next(p);
-	fe->array = parse_array_ref(p);
+	if (tok_is(peek(p, 0), TOK_IDENT, "@hist_log") ||
+	    tok_is(peek(p, 0), TOK_IDENT, "@hist_linear"))
+		fe->array = parse_at_op(p);
+	else
+		fe->array = parse_array_ref(p);
 	if (tok_op(peek(p, 0), "+") || tok_op(peek(p, 0), "-")) {
 		if (sort_tok)
 			fail(p, peek(p, 0), "multiple sort directives");

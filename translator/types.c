@@ -455,6 +455,11 @@ static enum tr_type infer_expr(struct tctx *t, struct node *n)
 		infer_stats_operand(t, n);
 		note_hist(t, n);
 		return TY_UNKNOWN;
+	case N_HIST_BUCKET:
+		infer(t, n->a);
+		infer(t, n->b);
+		unify_node(t, n->b, TY_LONG);
+		return TY_LONG;
 	case N_ENTRY:
 		return infer(t, n->a);
 	case N_PRINT:
@@ -465,12 +470,37 @@ static enum tr_type infer_expr(struct tctx *t, struct node *n)
 	}
 }
 
+/* foreach (bucket in @hist_log(x)): one long key, the bucket index. */
+static void infer_hist_foreach(struct tctx *t, struct node *n)
+{
+	struct foreach_info *fe = n->fe;
+	int i;
+
+	infer(t, fe->array);
+	if (t->final && (fe->keys.n != 1 || fe->value || fe->slice.n ||
+			 fe->sort_col))
+		tr_sema_error(t->e->s, n->tok, "a foreach over histogram "
+			      "buckets takes one key, no value, sort or "
+			      "slice");
+	for (i = 0; i < fe->keys.n; i++)
+		unify_node(t, fe->keys.v[i], TY_LONG);
+	if (fe->limit) {
+		infer(t, fe->limit);
+		unify_node(t, fe->limit, TY_LONG);
+	}
+	infer(t, fe->body);
+}
+
 static void infer_foreach(struct tctx *t, struct node *n)
 {
 	struct foreach_info *fe = n->fe;
 	struct tr_sym *arr = fe->array->sym;
 	int i;
 
+	if (fe->array->kind == N_HIST) {
+		infer_hist_foreach(t, n);
+		return;
+	}
 	if (arr) {
 		unify_keys(t, arr, &fe->keys, fe->array->tok);
 		for (i = 0; i < fe->keys.n && i < TR_MAX_KEYS; i++) {
