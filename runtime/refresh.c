@@ -171,8 +171,10 @@ static struct mt_thread *pending_over(struct maptap_session *s,
 		struct mt_thread *o = s->threads.slot[i];
 		uint64_t a, b, a2, b2;
 
+		/* A call already reported was matched to an earlier
+		 * mapping of this range; it cannot have freed this one. */
 		if (!o || o == (struct mt_thread *)1 || o == self || !o->call ||
-		    o->call->cls != MAPTAP_SC_MAP ||
+		    o->reported || o->call->cls != MAPTAP_SC_MAP ||
 		    o->proc->mm != self->proc->mm)
 			continue;
 		if (maptap_syscall_range(o->call, o->args, 0, &a, &b, &a2,
@@ -285,7 +287,7 @@ int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
 	if (err < 0)
 		return err;
 	check_stack(s, t);
-	if (s->opts.verify)
+	if (s->opts.verify && !s->detaching)
 		mt_verify(s, p);
 	return 0;
 }

@@ -416,13 +416,6 @@ out:
 	return code;
 }
 
-/* Until the SystemTap-language front end is linked in. */
-__attribute__((weak)) int translator_run(const struct driver_opts *o)
-{
-	(void)o;
-	return refuse("this build of maptap has no script translator yet");
-}
-
 int main(int argc, char **argv)
 {
 	struct driver_opts o;
