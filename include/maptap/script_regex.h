@@ -24,8 +24,8 @@ extern "C" {
 #define MAPTAP_SCRIPT_REGEX_MAX_GROUPS 10
 
 /* Compile PATTERN into CTX's cache without matching (the translator's
- * pass-2 check).  Returns 0; -EINVAL with ERR "regex error: <regerror
- * text>" (also recorded in the context) when PATTERN does not compile;
+ * pass-2 check).  Returns 0; -EINVAL with the context's error set to
+ * "regex error: <regerror(3) text>" when PATTERN does not compile;
  * -ENOMEM. */
 int maptap_script_regex_check(struct maptap_script_ctx *ctx,
 			      const char *pattern);
@@ -38,8 +38,10 @@ int maptap_script_regex_match(struct maptap_script_ctx *ctx, const char *str,
 
 /* matched(n): group N of the last successful match (0: the whole match)
  * into OUT ("" when the group did not participate).  Returns 0; -EINVAL
- * with stap's message when there was no successful match or N is not a
- * group of the pattern; -ENOMEM. */
+ * with the context's error set ("matched(N) without a successful match",
+ * "matched(N) out of range: ...") when there was no successful match or
+ * N is not a group of the pattern (maptap's wording: stap's differs
+ * between versions); -ENOMEM. */
 int maptap_script_regex_matched(struct maptap_script_ctx *ctx, int64_t n,
 				struct maptap_script_buf *out);
 

@@ -107,8 +107,10 @@ void maptap_script_limits_default(struct maptap_script_limits *lim);
 /* Set the limit NAME (e.g. "MAXSTRINGLEN") from the decimal text VALUE,
  * as -D NAME=VALUE does.  Returns 0; -ENOENT when NAME is not a limit
  * kept here (the caller may know it: stap passes unknown -D names on to
- * the C compiler); -EINVAL when VALUE is not a number in range
- * (maxstringlen >= 2, maxmapentries >= 1, maxaction >= 1). */
+ * the C compiler); -EINVAL (LIM unchanged) when VALUE is missing or not
+ * a whole number (decimal, 0x hex or 0 octal) in range: MAXSTRINGLEN >= 2,
+ * MAXMAPENTRIES >= 1, MAXACTION >= 1, MAXERRORS >= 0, HIST_ELISION any
+ * int. */
 int maptap_script_limits_set(struct maptap_script_limits *lim,
 			     const char *name, const char *value);
 

@@ -32,35 +32,42 @@ static uint64_t mix64(uint64_t h)
 	return h;
 }
 
+/* A cheap, not well mixed hash of a string key: eight bytes per
+ * multiply; hash_keys() mixes the whole tuple once at the end. */
 static uint64_t hash_bytes(const char *p, size_t len)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len;
-	uint64_t w;
+	uint64_t h = len * 0x9e3779b97f4a7c15ULL, w;
+	size_t i;
 
 	for (; len >= 8; p += 8, len -= 8) {
 		memcpy(&w, p, 8);
 		h = (h ^ w) * 0x100000001b3ULL;
-		h ^= h >> 29;
+		h ^= h >> 32;
 	}
-	w = 0;
-	memcpy(&w, p, len);
-	return mix64(h ^ w);
+	if (len) {
+		w = 0;
+		for (i = 0; i < len; i++)
+			w |= (uint64_t)(unsigned char)p[i] << (8 * i);
+		h = (h ^ w) * 0x100000001b3ULL;
+	}
+	return h;
 }
 
 static uint64_t hash_keys(const struct maptap_script_map *m,
 			  const struct maptap_script_value *keys)
 {
-	uint64_t h = 0;
+	uint64_t h = m->desc.nkeys;
 	unsigned i;
 
 	for (i = 0; i < m->desc.nkeys; i++) {
 		uint64_t k;
 
 		if (keys[i].type == MAPTAP_SCRIPT_LONG)
-			k = mix64((uint64_t)keys[i].u.l + i);
+			k = (uint64_t)keys[i].u.l;
 		else
 			k = hash_bytes(keys[i].u.s.p, keys[i].u.s.len);
-		h = (h ^ k) * 0x9e3779b97f4a7c15ULL + i;
+		h = (h ^ k) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
 	}
 	return mix64(h);
 }

@@ -22,7 +22,6 @@ struct maptap_script_stat {
 	int64_t max;
 	int64_t avg_s;		/* running mean << bit_shift */
 	int64_t m2;		/* running sum of squared deviations, scaled */
-	int64_t variance_s;	/* m2 / (count - 1), scaled */
 	int64_t hist[];
 };
 
@@ -211,7 +210,6 @@ static void add_variance(struct maptap_script_stat *st, int64_t v)
 
 	st->avg_s = wrap_add(st->avg_s, delta / st->count);
 	st->m2 = wrap_add(st->m2, wrap_mul(delta, wrap_sub(vs, st->avg_s)));
-	st->variance_s = st->count < 2 ? -1 : st->m2 / (st->count - 1);
 }
 
 void maptap_script_stat_add(struct maptap_script_stat *st, int64_t v)
@@ -221,7 +219,6 @@ void maptap_script_stat_add(struct maptap_script_stat *st, int64_t v)
 		st->sum = st->min = st->max = v;
 		st->avg_s = wrap_shl(v, st->desc->bit_shift);
 		st->m2 = 0;
-		st->variance_s = 0;
 	} else {
 		st->count++;
 		st->sum = wrap_add(st->sum, v);
@@ -243,18 +240,21 @@ int64_t maptap_script_stat_count(const struct maptap_script_stat *st)
 }
 
 /* stap's aggregation of per-CPU variances, reduced to one CPU: the mean
- * is recomputed from the sum, so rounding matches stap's output. */
+ * is recomputed from the sum, so rounding matches stap's output.  stap
+ * keeps m2 / (count - 1) up to date on every <<<; dividing here instead
+ * gives the same integer and keeps a division off the hot path. */
 static int64_t variance(const struct maptap_script_stat *st)
 {
 	int shift = st->desc->bit_shift;
-	int64_t avg, d, s1, s2;
+	int64_t avg, d, s1, s2, variance_s;
 
 	if (st->count == 1)
 		return 0;
+	variance_s = st->m2 / (st->count - 1);
 	avg = wrap_shl(st->sum, shift) / st->count;
 	d = wrap_sub(st->avg_s, avg);
 	s1 = wrap_mul(st->count, wrap_mul(d, d));
-	s2 = wrap_mul(st->count - 1, st->variance_s);
+	s2 = wrap_mul(st->count - 1, variance_s);
 	return (wrap_add(s1, s2) / (st->count - 1)) >> (2 * shift);
 }
 
