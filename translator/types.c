@@ -37,7 +37,7 @@ static void mismatch(struct tctx *t, const struct token *tok,
 
 static void unify_type(struct tctx *t, enum tr_type *slot,
 		       const struct token **slot_tok, enum tr_type want,
-		       const struct token *tok, const struct tr_sym *sym)
+		       const struct token *tok)
 {
 	if (want == TY_UNKNOWN)
 		return;
@@ -48,7 +48,6 @@ static void unify_type(struct tctx *t, enum tr_type *slot,
 		t->changed = true;
 		return;
 	}
-	(void)sym;
 	if (*slot != want)
 		mismatch(t, tok, want, slot_tok ? *slot_tok : NULL, *slot);
 }
@@ -63,14 +62,14 @@ static void unify_node(struct tctx *t, struct node *n, enum tr_type want)
 	case N_INDEX:
 		if (n->sym) {
 			unify_type(t, &n->sym->type, &n->sym->type_tok, want,
-				   n->tok, n->sym);
+				   n->tok);
 			n->type = n->sym->type;
 		}
 		return;
 	case N_CALL:
 		if (n->func) {
 			unify_type(t, &n->func->ret, &n->func->ret_tok, want,
-				   n->tok, NULL);
+				   n->tok);
 			n->type = n->func->ret;
 			return;
 		}
@@ -132,7 +131,7 @@ static void unify_keys(struct tctx *t, struct tr_sym *arr,
 		if (kt == TY_STATS && t->final)
 			tr_sema_error(t->e->s, k->tok, "array index cannot "
 				      "be a statistic");
-		unify_type(t, &arr->key_types[i], NULL, kt, k->tok, NULL);
+		unify_type(t, &arr->key_types[i], NULL, kt, k->tok);
 		if (kt == TY_UNKNOWN)
 			unify_node(t, k, arr->key_types[i]);
 	}
@@ -170,7 +169,7 @@ static enum tr_type infer_call(struct tctx *t, struct node *n)
 		struct tr_sym *p = n->func->params.v[i];
 		enum tr_type at = infer(t, a);
 
-		unify_type(t, &p->type, &p->type_tok, at, a->tok, p);
+		unify_type(t, &p->type, &p->type_tok, at, a->tok);
 		if (at == TY_UNKNOWN)
 			unify_node(t, a, p->type);
 	}
@@ -508,14 +507,14 @@ static void infer_foreach(struct tctx *t, struct node *n)
 
 			unify_type(t, &arr->key_types[i], NULL,
 				   k->sym ? k->sym->type : TY_UNKNOWN,
-				   k->tok, NULL);
+				   k->tok);
 		}
 		if (fe->value) {
 			unify_node(t, fe->value, arr->type == TY_STATS ?
 				   TY_UNKNOWN : arr->type);
 			unify_type(t, &arr->type, &arr->type_tok,
 				   fe->value->sym ? fe->value->sym->type :
-				   TY_UNKNOWN, fe->value->tok, arr);
+				   TY_UNKNOWN, fe->value->tok);
 		}
 		if (fe->slice.n)
 			unify_keys(t, arr, &fe->slice, fe->array->tok);
@@ -566,7 +565,7 @@ static void infer_stmt(struct tctx *t, struct node *n)
 			enum tr_type ty = infer(t, n->a);
 
 			unify_type(t, &t->func->ret, &t->func->ret_tok, ty,
-				   n->a->tok, NULL);
+				   n->a->tok);
 			if (ty == TY_UNKNOWN)
 				unify_node(t, n->a, t->func->ret);
 		}
@@ -628,7 +627,7 @@ static void infer_all(struct tctx *t)
 		if (g->init)
 			unify_type(t, &g->type, &g->type_tok,
 				   g->init->kind == N_STR ? TY_STRING :
-				   TY_LONG, g->init->tok, g);
+				   TY_LONG, g->init->tok);
 	}
 }
 
