@@ -52,7 +52,11 @@ static void clock_report(struct tr_session *s, const struct pass_clock *c,
 
 static int apply_define(struct tr_session *s, const struct driver_define *d)
 {
-	static const struct { const char *name; size_t off; int64_t min; } lim[] = {
+	static const struct {
+		const char *name;
+		size_t off;
+		int64_t min;
+	} lim[] = {
 		{ "MAXSTRINGLEN", offsetof(struct tr_limits, maxstringlen), 2 },
 		{ "MAXACTION", offsetof(struct tr_limits, maxaction), 1 },
 		{ "MAXMAPENTRIES", offsetof(struct tr_limits, maxmapentries), 1 },
