@@ -77,6 +77,7 @@ struct tr_session {
 	struct tr_limits limits;
 	struct ptr_vec tapsets;		/* struct tr_file *: parsed tapsets */
 	struct ptr_vec macros;		/* struct tr_macro * */
+	long macro_tokens;		/* produced by expansions so far */
 	struct ptr_vec tapset_dirs;	/* const char * */
 	const char *kernel_v, *kernel_vr;
 	struct tr_elab *elab;		/* pass 2 result */
