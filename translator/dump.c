@@ -466,7 +466,7 @@ void tr_dump_elab(struct tr_session *s, FILE *out)
 	for (i = 0; i < el->probes.n; i++) {
 		const struct tr_dprobe *dp = el->probes.v[i];
 
-		fprintf(out, "%s /* <- %s */\n", dp->name,
+		fprintf(out, "%s /* <- %s at %s */\n", dp->name, dp->origin,
 			tr_loc_str(s, &dp->tok->loc));
 		if (dp->cond) {
 			fputs("# condition\n", out);

@@ -642,7 +642,7 @@ static struct tr_dprobe *new_dprobe(struct elab *e,
 	struct tr_dprobe *dp = arena_alloc(&e->s->arena, sizeof(*dp));
 
 	dp->kind = kind;
-	dp->name = pp_name(e->s, pp);
+	dp->name = dp->origin = pp_name(e->s, pp);
 	dp->tok = pp->tok;
 	return dp;
 }
@@ -788,7 +788,7 @@ static void expand_alias(struct elab *e, const struct tr_probe_point *pp,
 	for (k = 0; k < targets.n; k++) {
 		struct tr_dprobe *dp = targets.v[k];
 
-		dp->name = pp_name(e->s, pp);
+		dp->origin = pp_name(e->s, pp);
 		dp->tok = pp->tok;
 		struct node *b = clone(e->s, alias->body);
 

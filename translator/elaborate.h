@@ -23,7 +23,8 @@ struct tr_dprobe {
 	int64_t interval_ns;		/* timers */
 	int64_t randomize_ns;		/* timer...randomize(N) */
 	bool oneshot;			/* exit() after the handler */
-	const char *name;		/* "timer.ms(100)" as pp() says */
+	const char *name;		/* "timer.ms(100)": what pp() says */
+	const char *origin;		/* the script's probe point (alias) */
 	struct node *cond;		/* probe point conditions, or NULL */
 	struct node *body;
 	struct node *prologue, *epilogue;	/* from aliases, pass 2 only */
