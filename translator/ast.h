@@ -39,6 +39,7 @@ enum node_kind {
 	N_IN,		/* list: keys (NULL entries for '*'); a: array */
 	N_STATOP,	/* str: @count @sum @min @max @avg @variance; a */
 	N_HIST,		/* str: @hist_log @hist_linear; a; list: params */
+	N_HIST_BUCKET,	/* a: N_HIST, b: bucket index */
 	N_DEFINED,	/* a */
 	N_ENTRY,	/* a */
 	N_TARGET,	/* str: $name / @var(...) text */
@@ -50,14 +51,14 @@ enum node_kind {
 	N_EXPR_STMT,	/* a */
 	N_IF,		/* a cond, b then, c else */
 	N_WHILE,	/* a cond, b body */
-	N_FOR,		/* a init, b cond, c incr, d body (each may be NULL) */
+	N_FOR,		/* a init, b cond, c incr, d body */
 	N_FOREACH,	/* see struct foreach_info */
 	N_BREAK,
 	N_CONTINUE,
 	N_NEXT,
 	N_RETURN,	/* a (may be NULL) */
 	N_DELETE,	/* a: var, array, element or slice */
-	N_TRY,		/* a try block, b catch block, c catch var (N_VAR) */
+	N_TRY,		/* a try block, b catch block, c catch variable */
 	N_NULL,
 	N_EMBEDDED,	/* str: code */
 };
@@ -70,8 +71,8 @@ struct node;
 struct foreach_info {
 	struct ptr_vec keys;	/* struct node * (N_VAR) */
 	struct node *value;	/* N_VAR or NULL */
-	struct node *array;	/* N_VAR */
-	struct ptr_vec slice;	/* struct node * or NULL for '*'; n==0: none */
+	struct node *array;	/* N_VAR, or N_HIST for its buckets */
+	struct ptr_vec slice;	/* struct node *, NULL for '*'; empty: none */
 	struct node *limit;
 	int sort_col;		/* 0: none, 1..n: key column, -1: value */
 	int sort_dir;		/* +1 ascending, -1 descending */
@@ -92,7 +93,7 @@ struct node {
 	enum tr_type type;
 	struct tr_sym *sym;
 	struct tr_func *func;
-	int builtin;			/* index in the builtin table, or -1 */
+	int builtin;			/* builtin function id, or -1 */
 	void *aux;			/* compiled format, ... */
 	struct tr_file *file;		/* alias bodies: the defining file */
 };
@@ -162,14 +163,14 @@ struct tr_probe {
 	struct tr_file *file;
 	bool is_alias;
 	bool epilogue;			/* += alias */
-	struct ptr_vec alias_names;	/* for aliases: struct tr_probe_point * */
+	struct ptr_vec alias_names;	/* aliases: struct tr_probe_point * */
 };
 
 struct tr_file {
 	const struct src_file *src;
 	struct ptr_vec globals;		/* struct tr_sym * */
 	struct ptr_vec functions;	/* struct tr_func * */
-	struct ptr_vec probes;		/* struct tr_probe * (not aliases) */
+	struct ptr_vec probes;		/* struct tr_probe *, not aliases */
 	struct ptr_vec aliases;		/* struct tr_probe * (is_alias) */
 	struct ptr_vec embedded;	/* struct node * (N_EMBEDDED) */
 	bool used;

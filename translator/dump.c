@@ -145,6 +145,12 @@ static void dump_expr(FILE *out, const struct node *n)
 		}
 		fputc(')', out);
 		break;
+	case N_HIST_BUCKET:
+		tr_dump_node(out, n->a, 0);
+		fputc('[', out);
+		tr_dump_node(out, n->b, 0);
+		fputc(']', out);
+		break;
 	case N_DEFINED:
 	case N_ENTRY:
 		fputs(n->kind == N_DEFINED ? "@defined(" : "@entry(", out);
@@ -179,7 +185,8 @@ static void dump_foreach(FILE *out, const struct node *n, int indent)
 		if (fe->sort_col == i + 1)
 			fputc(fe->sort_dir > 0 ? '+' : '-', out);
 	}
-	fprintf(out, "] in %s", fe->array->str);
+	fputs("] in ", out);
+	tr_dump_node(out, fe->array, 0);
 	if (fe->sort_col == -1 && !fe->value)
 		fputc(fe->sort_dir > 0 ? '+' : '-', out);
 	if (fe->slice.n) {
@@ -459,7 +466,7 @@ void tr_dump_elab(struct tr_session *s, FILE *out)
 	for (i = 0; i < el->probes.n; i++) {
 		const struct tr_dprobe *dp = el->probes.v[i];
 
-		fprintf(out, "%s /* <- %s */\n", dp->name,
+		fprintf(out, "%s /* <- %s at %s */\n", dp->name, dp->origin,
 			tr_loc_str(s, &dp->tok->loc));
 		if (dp->cond) {
 			fputs("# condition\n", out);
@@ -469,5 +476,57 @@ void tr_dump_elab(struct tr_session *s, FILE *out)
 		dump_locals(out, &dp->locals, 0);
 		tr_dump_node(out, dp->body, 0);
 		fputc('\n', out);
+	}
+}
+
+static void dump_slot_list(FILE *out, const struct ptr_vec *v)
+{
+	int i;
+
+	for (i = 0; i < v->n; i++) {
+		const struct tr_sym *sym = v->v[i];
+
+		fprintf(out, "  slot %d: ", sym->slot);
+		dump_sym_type(out, sym);
+		fputc('\n', out);
+	}
+}
+
+void tr_dump_slots(struct tr_session *s, FILE *out)
+{
+	const struct tr_elab *el = s->elab;
+	int i;
+
+	fprintf(out, "# pass 3: %d global slot(s), frames of at most %d "
+		"local slot(s)\n", el->globals.n, el->max_locals);
+	fputs("globals\n", out);
+	for (i = 0; i < el->globals.n; i++) {
+		const struct tr_sym *g = el->globals.v[i];
+
+		fprintf(out, "  slot %d: ", g->slot);
+		dump_sym_type(out, g);
+		if (g->hist_kind == 1)
+			fputs(" hist_log", out);
+		else if (g->hist_kind == 2)
+			fprintf(out, " hist_linear(%" PRId64 ", %" PRId64 ", %"
+				PRId64 ")", g->hist_start, g->hist_stop,
+				g->hist_interval);
+		if (g->maxsize)
+			fprintf(out, " max %" PRId64, g->maxsize);
+		if (g->wrap)
+			fputs(" wrap", out);
+		fputc('\n', out);
+	}
+	for (i = 0; i < el->functions.n; i++) {
+		const struct tr_func *f = el->functions.v[i];
+
+		fprintf(out, "function %s\n", f->name);
+		dump_slot_list(out, &f->locals);
+	}
+	for (i = 0; i < el->probes.n; i++) {
+		const struct tr_dprobe *dp = el->probes.v[i];
+
+		fprintf(out, "probe %s\n", dp->name);
+		dump_slot_list(out, &dp->locals);
 	}
 }

@@ -383,7 +383,10 @@ static void resolve_foreach(struct scope *sc, struct node *n)
 	struct foreach_info *fe = n->fe;
 	int i;
 
-	fe->array->sym = bind_array(sc, fe->array);
+	if (fe->array->kind == N_HIST)
+		resolve(sc, fe->array, false);
+	else
+		fe->array->sym = bind_array(sc, fe->array);
 	mark(fe->array->sym, true, false);
 	for (i = 0; i < fe->keys.n; i++) {
 		struct node *k = fe->keys.v[i];
@@ -455,6 +458,13 @@ static void resolve_expr(struct scope *sc, struct node *n, bool lv)
 	case N_TARGET:
 		tr_sema_error(s, n->tok, "target variables are not available "
 			      "in this probe");
+		break;
+	case N_UNARY:
+		if (!strcmp(n->op, "&") && n->a->kind != N_TARGET) {
+			tr_sema_error(s, n->tok, "'&' needs a target variable");
+			break;
+		}
+		resolve(sc, n->a, false);
 		break;
 	case N_EMBEDDED_EXPR:
 		tr_sema_error(s, n->tok, "embedded C expressions are not "
@@ -632,7 +642,7 @@ static struct tr_dprobe *new_dprobe(struct elab *e,
 	struct tr_dprobe *dp = arena_alloc(&e->s->arena, sizeof(*dp));
 
 	dp->kind = kind;
-	dp->name = pp_name(e->s, pp);
+	dp->name = dp->origin = pp_name(e->s, pp);
 	dp->tok = pp->tok;
 	return dp;
 }
@@ -778,7 +788,7 @@ static void expand_alias(struct elab *e, const struct tr_probe_point *pp,
 	for (k = 0; k < targets.n; k++) {
 		struct tr_dprobe *dp = targets.v[k];
 
-		dp->name = pp_name(e->s, pp);
+		dp->origin = pp_name(e->s, pp);
 		dp->tok = pp->tok;
 		struct node *b = clone(e->s, alias->body);
 

@@ -23,7 +23,8 @@ struct tr_dprobe {
 	int64_t interval_ns;		/* timers */
 	int64_t randomize_ns;		/* timer...randomize(N) */
 	bool oneshot;			/* exit() after the handler */
-	const char *name;		/* "timer.ms(100)" as pp() says */
+	const char *name;		/* "timer.ms(100)": what pp() says */
+	const char *origin;		/* the script's probe point (alias) */
 	struct node *cond;		/* probe point conditions, or NULL */
 	struct node *body;
 	struct node *prologue, *epilogue;	/* from aliases, pass 2 only */
@@ -58,6 +59,10 @@ void tr_load_macro_libs(struct tr_session *s);
 
 /* Print the elaborated script as -p2 shows it. */
 void tr_dump_elab(struct tr_session *s, FILE *out);
+
+/* Print what pass 3 made: the slot of every global and local, the
+ * compiled formats and the aggregates' histogram shapes (-p3). */
+void tr_dump_slots(struct tr_session *s, FILE *out);
 
 /* builtins.c */
 const struct tr_builtin *tr_builtin_find(const char *name);

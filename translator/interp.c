@@ -612,6 +612,16 @@ int64_t tr_eval_long(struct interp *I, struct node *n)
 		return eval_in(I, n);
 	case N_STATOP:
 		return eval_statop(I, n);
+	case N_HIST_BUCKET: {
+		const struct maptap_script_stat *st = stat_of(I, n->a->a);
+		int64_t i = tr_eval_long(I, n->b), v;
+
+		v = i >= 0 && i <= INT32_MAX ?
+		    maptap_script_stat_bucket(st, (int)i) : -1;
+		if (v < 0)
+			tr_rt_error(I, n->tok, "histogram index out of range");
+		return v;
+	}
 	case N_ENTRY:
 		return tr_eval_long(I, n->a);
 	default:
@@ -719,6 +729,30 @@ static void store_key(struct interp *I, struct node *var,
 	lref_set(I, &r, v);
 }
 
+static enum ctl exec_hist_foreach(struct interp *I, struct node *n)
+{
+	struct foreach_info *fe = n->fe;
+	const struct maptap_script_stat *st = stat_of(I, fe->array->a);
+	int i, nb = maptap_script_stat_nbuckets(st);
+	int64_t limit = fe->limit ? tr_eval_long(I, fe->limit) : -1;
+	size_t mark = I->ntmp;
+	enum ctl c = C_NORMAL;
+
+	for (i = 0; i < nb && (limit < 0 || i < limit); i++) {
+		count_action(I, n);
+		store_key(I, fe->keys.v[0], maptap_script_long(i));
+		c = exec(I, fe->body);
+		I->ntmp = mark;
+		if (c == C_BREAK)
+			return C_NORMAL;
+		if (c == C_CONTINUE)
+			c = C_NORMAL;
+		if (c != C_NORMAL)
+			break;
+	}
+	return c;
+}
+
 static enum ctl exec_foreach(struct interp *I, struct node *n)
 {
 	struct foreach_info *fe = n->fe;
@@ -729,6 +763,8 @@ static enum ctl exec_foreach(struct interp *I, struct node *n)
 	size_t i, len, mark = I->ntmp;
 	int k;
 
+	if (fe->array->kind == N_HIST)
+		return exec_hist_foreach(I, n);
 	if (fe->sort_col) {
 		sort.dir = fe->sort_dir;
 		sort.column = fe->sort_col < 0 ? 0 : (unsigned)fe->sort_col;

@@ -42,7 +42,8 @@ void tok_push(struct tr_session *s, struct tok_vec *v, struct token *t)
 {
 	if (v->n == v->cap) {
 		int cap = v->cap ? v->cap * 2 : 64;
-		struct token **nv = arena_alloc(&s->arena, sizeof(*nv) * (size_t)cap);
+		struct token **nv = arena_alloc(&s->arena,
+						sizeof(*nv) * (size_t)cap);
 
 		if (v->n)
 			memcpy(nv, v->v, sizeof(*nv) * (size_t)v->n);
@@ -177,7 +178,7 @@ static int lex_escape(struct lexer *lx)
 			}
 			return v & 0xff;
 		}
-		return c;	/* \\ \" \' and unknown ones stand for themselves */
+		return c;	/* \\ \" \' and unknown ones: themselves */
 	}
 }
 

@@ -23,7 +23,12 @@ struct parser {
 	struct tr_file *file;
 	jmp_buf recover;
 	bool in_function;
+	int depth;		/* nesting of expressions and statements */
 };
+
+/* Deeper nesting than any real script has is refused rather than
+ * recursed into: the passes after this one recurse over the tree too. */
+#define MAX_NESTING 500
 
 struct node *node_new(struct tr_session *s, enum node_kind kind,
 		      const struct token *tok)
@@ -249,6 +254,14 @@ static struct node *parse_at_op(struct parser *p)
 		while (accept_op(p, ","))
 			vec_push(&p->s->arena, &n->list, parse_expr(p));
 		expect_op(p, ")");
+		if (tok_op(peek(p, 0), "[")) {
+			struct node *b = node_new(p->s, N_HIST_BUCKET, next(p));
+
+			b->a = n;
+			b->b = parse_expr(p);
+			expect_op(p, "]");
+			return b;
+		}
 		return n;
 	}
 	if (!strcmp(t->text, "@defined") || !strcmp(t->text, "@entry")) {
@@ -261,7 +274,7 @@ static struct node *parse_at_op(struct parser *p)
 	}
 	if (!strcmp(t->text, "@var") || !strcmp(t->text, "@cast") ||
 	    !strcmp(t->text, "@kregister") || !strcmp(t->text, "@uregister") ||
-	    !strcmp(t->text, "@probewrite"))
+	    !strcmp(t->text, "@probewrite") || !strcmp(t->text, "@const"))
 		return parse_target(p);
 	fail(p, t, "unknown operator %s", t->text);
 }
@@ -353,14 +366,19 @@ static struct node *parse_unary(struct parser *p)
 
 	if (tok_op(t, "++") || tok_op(t, "--")) {
 		next(p);
+		if (++p->depth > MAX_NESTING)
+			fail(p, t, "expression nesting too deep");
 		n = node_new(p->s, N_PRE, t);
 		n->op = t->text;
 		n->a = parse_unary(p);
+		p->depth--;
 		return n;
 	}
 	if (tok_op(t, "-") || tok_op(t, "+") || tok_op(t, "!") ||
-	    tok_op(t, "~")) {
+	    tok_op(t, "~") || tok_op(t, "&")) {
 		next(p);
+		if (++p->depth > MAX_NESTING)
+			fail(p, t, "expression nesting too deep");
 		/* -9223372036854775808 must stay a literal. */
 		if (tok_op(t, "-") && peek(p, 0)->type == TOK_NUMBER &&
 		    !tok_op(peek(p, 1), "++")) {
@@ -368,11 +386,13 @@ static struct node *parse_unary(struct parser *p)
 
 			n = node_new(p->s, N_NUM, t);
 			n->num = (int64_t)(0 - (uint64_t)num->num);
+			p->depth--;
 			return n;
 		}
 		n = node_new(p->s, N_UNARY, t);
 		n->op = t->text;
 		n->a = parse_unary(p);
+		p->depth--;
 		return n;
 	}
 	return parse_postfix(p);
@@ -569,7 +589,20 @@ static bool is_lvalue(const struct node *n)
 	return n->kind == N_VAR || n->kind == N_INDEX || n->kind == N_TARGET;
 }
 
+static struct node *parse_expr_inner(struct parser *p);
+
 static struct node *parse_expr(struct parser *p)
+{
+	struct node *n;
+
+	if (++p->depth > MAX_NESTING)
+		fail(p, peek(p, 0), "expression nesting too deep");
+	n = parse_expr_inner(p);
+	p->depth--;
+	return n;
+}
+
+static struct node *parse_expr_inner(struct parser *p)
 {
 	struct node *l = parse_ternary(p), *n;
 	const struct token *t = peek(p, 0);
@@ -635,7 +668,11 @@ static struct node *parse_foreach(struct parser *p, const struct token *kw)
 	if (!tok_kw(peek(p, 0), "in"))
 		fail(p, peek(p, 0), "expected 'in'");
 	next(p);
-	fe->array = parse_array_ref(p);
+	if (tok_is(peek(p, 0), TOK_IDENT, "@hist_log") ||
+	    tok_is(peek(p, 0), TOK_IDENT, "@hist_linear"))
+		fe->array = parse_at_op(p);
+	else
+		fe->array = parse_array_ref(p);
 	if (tok_op(peek(p, 0), "+") || tok_op(peek(p, 0), "-")) {
 		if (sort_tok)
 			fail(p, peek(p, 0), "multiple sort directives");
@@ -755,7 +792,20 @@ static struct node *parse_block(struct parser *p)
 	return n;
 }
 
+static struct node *parse_stmt_inner(struct parser *p);
+
 static struct node *parse_stmt(struct parser *p)
+{
+	struct node *n;
+
+	if (++p->depth > MAX_NESTING)
+		fail(p, peek(p, 0), "statement nesting too deep");
+	n = parse_stmt_inner(p);
+	p->depth--;
+	return n;
+}
+
+static struct node *parse_stmt_inner(struct parser *p)
 {
 	const struct token *t = peek(p, 0);
 	struct node *n;
@@ -1074,8 +1124,10 @@ struct tr_file *tr_parse_file(struct tr_session *s, const struct src_file *f)
 	p->file->src = f;
 	tr_lex(s, f, &raw);
 	tr_preprocess(s, &raw, &p->toks);
-	if (setjmp(p->recover))
+	if (setjmp(p->recover)) {
+		p->depth = 0;
 		skip_to_top(p);
+	}
 	while (peek(p, 0)->type != TOK_EOF)
 		parse_top(p);
 	return p->file;

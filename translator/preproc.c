@@ -23,6 +23,7 @@ struct tr_macro {
 	struct ptr_vec params;		/* const char * */
 	struct token **body;
 	int n_body;
+	bool expanding;		/* inside its own expansion: recursion */
 };
 
 struct pp {
@@ -32,6 +33,10 @@ struct pp {
 };
 
 #define MAX_EXPANSION_DEPTH 64
+/* Tokens all macro expansions of a session may produce: macros that call
+ * each other twice per level grow exponentially long before they nest
+ * deeply. */
+#define MAX_EXPANSION_TOKENS 1000000
 
 /* The version this translator claims for systemtap_v conditions. */
 #define CLAIMED_SYSTEMTAP_V "5.0"
@@ -366,6 +371,15 @@ static int do_macro_call(struct pp *pp, int i, int hi, struct tr_macro *m,
 		tr_parse_error(s, call, "macro expansion too deep");
 		return hi;
 	}
+	if (m->expanding) {
+		tr_parse_error(s, call, "recursive macro invocation of '@%s'",
+			       m->name);
+		return hi;
+	}
+	if (s->macro_tokens > MAX_EXPANSION_TOKENS) {
+		tr_parse_error(s, call, "macro expansion too large");
+		return hi;
+	}
 	if (m->params.n > 0) {
 		if (next >= hi || !tok_op(pp->t[next], "(")) {
 			tr_parse_error(s, call, "expected '(' after macro "
@@ -397,7 +411,10 @@ static int do_macro_call(struct pp *pp, int i, int hi, struct tr_macro *m,
 	tok_push(s, &body, pp->t[next - 1]);	/* sentinel */
 	sub.t = body.v;
 	sub.depth = pp->depth + 1;
+	s->macro_tokens += body.n;
+	m->expanding = true;
 	pp_range(&sub, 0, body.n - 1, out);
+	m->expanding = false;
 	return next;
 }
 

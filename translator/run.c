@@ -52,7 +52,11 @@ static void clock_report(struct tr_session *s, const struct pass_clock *c,
 
 static int apply_define(struct tr_session *s, const struct driver_define *d)
 {
-	static const struct { const char *name; size_t off; int64_t min; } lim[] = {
+	static const struct {
+		const char *name;
+		size_t off;
+		int64_t min;
+	} lim[] = {
 		{ "MAXSTRINGLEN", offsetof(struct tr_limits, maxstringlen), 2 },
 		{ "MAXACTION", offsetof(struct tr_limits, maxaction), 1 },
 		{ "MAXMAPENTRIES", offsetof(struct tr_limits, maxmapentries), 1 },
@@ -163,8 +167,12 @@ static int run_passes(struct tr_session *s)
 		tr_dump_elab(s, s->out);
 		return 0;
 	}
+	if (o->last_pass == 3) {
+		tr_dump_slots(s, s->out);
+		return 0;
+	}
 	if (o->last_pass < 5)
-		return 0;	/* passes 3 and 4 happen inside pass 2 here */
+		return 0;	/* no pass 4: nothing is compiled to C */
 	return run_pass5(s);
 }
 

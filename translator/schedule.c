@@ -281,6 +281,11 @@ static void run_timers(struct interp *I, const sigset_t *sigs)
 		tr_interp_flush(I);
 		t[best].next_ns += t[best].dp->interval_ns +
 				   jitter(I, t[best].dp);
+		/* A handler slower than its period skips the ticks it
+		 * missed, as a kernel hrtimer forwarded past now does,
+		 * rather than firing them back to back. */
+		if (t[best].next_ns < now_ns())
+			t[best].next_ns = now_ns() + t[best].dp->interval_ns;
 	}
 	free(t);
 	free(v);

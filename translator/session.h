@@ -54,7 +54,7 @@ struct tok_vec {
 
 /* A -D NAME=VALUE limit, resolved. */
 struct tr_limits {
-	int64_t maxstringlen;	/* bytes, including the NUL: stap's MAXSTRINGLEN */
+	int64_t maxstringlen;	/* bytes with the NUL: stap's MAXSTRINGLEN */
 	int64_t maxaction;	/* statements per probe handler */
 	int64_t maxmapentries;	/* elements per array */
 	int64_t maxerrors;	/* errors before the run stops */
@@ -75,13 +75,13 @@ struct tr_session {
 	bool warn;		/* print warnings (not -w) */
 	bool no_tapsets;	/* read no tapset directory (fuzzing) */
 	struct tr_limits limits;
-	struct ptr_vec files;		/* struct tr_file *, user script first */
-	struct ptr_vec tapsets;		/* struct tr_file *, parsed tapsets */
+	struct ptr_vec tapsets;		/* struct tr_file *: parsed tapsets */
 	struct ptr_vec macros;		/* struct tr_macro * */
+	long macro_tokens;		/* produced by expansions so far */
 	struct ptr_vec tapset_dirs;	/* const char * */
 	const char *kernel_v, *kernel_vr;
 	struct tr_elab *elab;		/* pass 2 result */
-	struct ptr_vec formats;		/* compiled printf formats to free */
+	struct ptr_vec formats;		/* compiled formats, to free */
 };
 
 void tr_session_init(struct tr_session *s, const struct driver_opts *opts);

@@ -23,21 +23,21 @@ struct tctx {
 
 static enum tr_type infer(struct tctx *t, struct node *n);
 
-static void mismatch_sym(struct tctx *t, const struct token *tok,
-			 enum tr_type have, const struct tr_sym *sym,
-			 enum tr_type first)
+static void mismatch(struct tctx *t, const struct token *tok,
+		     enum tr_type have, const struct token *first_tok,
+		     enum tr_type first)
 {
 	if (!t->final)
 		return;
 	tr_sema_error(t->e->s, tok, "type mismatch (%s)", tr_type_name(have));
-	if (sym && sym->type_tok)
-		tr_sema_error(t->e->s, sym->type_tok, "type was first "
-			      "inferred here (%s)", tr_type_name(first));
+	if (first_tok && first_tok != tok)
+		tr_sema_error(t->e->s, first_tok, "type was first inferred "
+			      "here (%s)", tr_type_name(first));
 }
 
 static void unify_type(struct tctx *t, enum tr_type *slot,
 		       const struct token **slot_tok, enum tr_type want,
-		       const struct token *tok, const struct tr_sym *sym)
+		       const struct token *tok)
 {
 	if (want == TY_UNKNOWN)
 		return;
@@ -49,7 +49,7 @@ static void unify_type(struct tctx *t, enum tr_type *slot,
 		return;
 	}
 	if (*slot != want)
-		mismatch_sym(t, tok, want, sym, *slot);
+		mismatch(t, tok, want, slot_tok ? *slot_tok : NULL, *slot);
 }
 
 /* Push the type WANT into N (a variable, element, call or anything). */
@@ -62,14 +62,14 @@ static void unify_node(struct tctx *t, struct node *n, enum tr_type want)
 	case N_INDEX:
 		if (n->sym) {
 			unify_type(t, &n->sym->type, &n->sym->type_tok, want,
-				   n->tok, n->sym);
+				   n->tok);
 			n->type = n->sym->type;
 		}
 		return;
 	case N_CALL:
 		if (n->func) {
 			unify_type(t, &n->func->ret, &n->func->ret_tok, want,
-				   n->tok, NULL);
+				   n->tok);
 			n->type = n->func->ret;
 			return;
 		}
@@ -131,8 +131,9 @@ static void unify_keys(struct tctx *t, struct tr_sym *arr,
 		if (kt == TY_STATS && t->final)
 			tr_sema_error(t->e->s, k->tok, "array index cannot "
 				      "be a statistic");
-		unify_type(t, &arr->key_types[i], NULL, kt, k->tok, NULL);
-		unify_node(t, k, arr->key_types[i]);
+		unify_type(t, &arr->key_types[i], NULL, kt, k->tok);
+		if (kt == TY_UNKNOWN)
+			unify_node(t, k, arr->key_types[i]);
 	}
 }
 
@@ -168,8 +169,9 @@ static enum tr_type infer_call(struct tctx *t, struct node *n)
 		struct tr_sym *p = n->func->params.v[i];
 		enum tr_type at = infer(t, a);
 
-		unify_type(t, &p->type, &p->type_tok, at, a->tok, p);
-		unify_node(t, a, p->type);
+		unify_type(t, &p->type, &p->type_tok, at, a->tok);
+		if (at == TY_UNKNOWN)
+			unify_node(t, a, p->type);
 	}
 	return n->func->ret;
 }
@@ -377,11 +379,20 @@ static enum tr_type infer_expr(struct tctx *t, struct node *n)
 	case N_CMP:
 		ta = infer(t, n->a);
 		tb = infer(t, n->b);
-		unify_node(t, n->b, ta);
-		unify_node(t, n->a, tb);
-		if (t->final && (ta == TY_STATS || tb == TY_STATS))
+		if (t->final && (ta == TY_STATS || tb == TY_STATS)) {
 			tr_sema_error(t->e->s, n->tok, "cannot compare "
 				      "statistics");
+			return TY_LONG;
+		}
+		if (ta != TY_UNKNOWN && tb != TY_UNKNOWN) {
+			if (ta != tb && t->final)
+				tr_sema_error(t->e->s, n->tok, "type mismatch "
+					      "(%s vs. %s)", tr_type_name(ta),
+					      tr_type_name(tb));
+			return TY_LONG;
+		}
+		unify_node(t, n->b, ta);
+		unify_node(t, n->a, tb);
 		return TY_LONG;
 	case N_REGEX:
 		infer(t, n->a);
@@ -394,10 +405,13 @@ static enum tr_type infer_expr(struct tctx *t, struct node *n)
 		ta = infer(t, n->a);
 		tb = infer(t, n->b);
 		if (!strcmp(n->op, "=")) {
-			if (t->final && (ta == TY_STATS || tb == TY_STATS))
-				tr_sema_error(t->e->s, n->tok, "cannot assign "
-					      "to or from a statistic; use "
-					      "<<<");
+			if (ta == TY_STATS || tb == TY_STATS) {
+				if (t->final)
+					tr_sema_error(t->e->s, n->tok, "cannot "
+						      "assign to or from a "
+						      "statistic; use <<<");
+				return TY_UNKNOWN;
+			}
 			unify_node(t, n->a, tb);
 			/* one conflict, one message: the target's */
 			if (tb == TY_UNKNOWN)
@@ -440,6 +454,11 @@ static enum tr_type infer_expr(struct tctx *t, struct node *n)
 		infer_stats_operand(t, n);
 		note_hist(t, n);
 		return TY_UNKNOWN;
+	case N_HIST_BUCKET:
+		infer(t, n->a);
+		infer(t, n->b);
+		unify_node(t, n->b, TY_LONG);
+		return TY_LONG;
 	case N_ENTRY:
 		return infer(t, n->a);
 	case N_PRINT:
@@ -450,12 +469,37 @@ static enum tr_type infer_expr(struct tctx *t, struct node *n)
 	}
 }
 
+/* foreach (bucket in @hist_log(x)): one long key, the bucket index. */
+static void infer_hist_foreach(struct tctx *t, struct node *n)
+{
+	struct foreach_info *fe = n->fe;
+	int i;
+
+	infer(t, fe->array);
+	if (t->final && (fe->keys.n != 1 || fe->value || fe->slice.n ||
+			 fe->sort_col))
+		tr_sema_error(t->e->s, n->tok, "a foreach over histogram "
+			      "buckets takes one key, no value, sort or "
+			      "slice");
+	for (i = 0; i < fe->keys.n; i++)
+		unify_node(t, fe->keys.v[i], TY_LONG);
+	if (fe->limit) {
+		infer(t, fe->limit);
+		unify_node(t, fe->limit, TY_LONG);
+	}
+	infer(t, fe->body);
+}
+
 static void infer_foreach(struct tctx *t, struct node *n)
 {
 	struct foreach_info *fe = n->fe;
 	struct tr_sym *arr = fe->array->sym;
 	int i;
 
+	if (fe->array->kind == N_HIST) {
+		infer_hist_foreach(t, n);
+		return;
+	}
 	if (arr) {
 		unify_keys(t, arr, &fe->keys, fe->array->tok);
 		for (i = 0; i < fe->keys.n && i < TR_MAX_KEYS; i++) {
@@ -463,14 +507,14 @@ static void infer_foreach(struct tctx *t, struct node *n)
 
 			unify_type(t, &arr->key_types[i], NULL,
 				   k->sym ? k->sym->type : TY_UNKNOWN,
-				   k->tok, NULL);
+				   k->tok);
 		}
 		if (fe->value) {
 			unify_node(t, fe->value, arr->type == TY_STATS ?
 				   TY_UNKNOWN : arr->type);
 			unify_type(t, &arr->type, &arr->type_tok,
 				   fe->value->sym ? fe->value->sym->type :
-				   TY_UNKNOWN, fe->value->tok, arr);
+				   TY_UNKNOWN, fe->value->tok);
 		}
 		if (fe->slice.n)
 			unify_keys(t, arr, &fe->slice, fe->array->tok);
@@ -521,8 +565,9 @@ static void infer_stmt(struct tctx *t, struct node *n)
 			enum tr_type ty = infer(t, n->a);
 
 			unify_type(t, &t->func->ret, &t->func->ret_tok, ty,
-				   n->a->tok, NULL);
-			unify_node(t, n->a, t->func->ret);
+				   n->a->tok);
+			if (ty == TY_UNKNOWN)
+				unify_node(t, n->a, t->func->ret);
 		}
 		break;
 	case N_DELETE:
@@ -582,7 +627,7 @@ static void infer_all(struct tctx *t)
 		if (g->init)
 			unify_type(t, &g->type, &g->type_tok,
 				   g->init->kind == N_STR ? TY_STRING :
-				   TY_LONG, g->init->tok, g);
+				   TY_LONG, g->init->tok);
 	}
 }
 
@@ -592,6 +637,10 @@ static void check_unresolved(struct tctx *t, struct ptr_vec *syms)
 
 	for (i = 0; i < syms->n; i++) {
 		struct tr_sym *sym = syms->v[i];
+
+		if (sym->scope == SYM_LOCAL && sym->read && !sym->written)
+			tr_warning(t->e->s, sym->tok, "never-assigned local "
+				   "variable '%s'", sym->name);
 
 		if (!sym->read && !sym->written)
 			continue;

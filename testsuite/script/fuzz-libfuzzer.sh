@@ -7,7 +7,7 @@
 secs=${FUZZ_SECONDS:-20}
 clang=${CLANG:-clang}
 tmp=${TMPDIR:-/tmp}/maptap-fuzz.$$
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "$KEEP" ] || rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/corpus"
 
 if ! command -v "$clang" >/dev/null 2>&1; then

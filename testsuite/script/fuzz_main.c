@@ -54,8 +54,8 @@ static size_t mutate(const struct seed *a, const struct seed *b,
 				out[pos] = (char)next_rand(st);
 			break;
 		case 1: {
-			const char *p = pieces[next_rand(st) %
-					       (sizeof(pieces) / sizeof(pieces[0]))];
+			size_t np = sizeof(pieces) / sizeof(pieces[0]);
+			const char *p = pieces[next_rand(st) % np];
 			size_t l = strlen(p);
 
 			if (n + l >= cap)
