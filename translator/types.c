@@ -648,6 +648,14 @@ static void check_unresolved(struct tctx *t, struct ptr_vec *syms)
 			tr_sema_error(t->e->s, sym->tok, "unresolved type");
 			continue;
 		}
+		/* Aggregates live in global storage only (stap's language
+		 * reference, "Statistics"); a local or parameter has none. */
+		if (sym->type == TY_STATS && sym->scope != SYM_GLOBAL) {
+			tr_sema_error(t->e->s, sym->tok, "local variable '%s' "
+				      "cannot be an aggregate: statistics "
+				      "must be global", sym->name);
+			continue;
+		}
 		for (k = 0; k < sym->arity; k++)
 			if (sym->key_types[k] == TY_UNKNOWN) {
 				tr_sema_error(t->e->s, sym->tok, "unresolved "
