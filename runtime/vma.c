@@ -14,6 +14,8 @@
 
 #include <maptap/vma.h>
 
+#include "mm_priv.h"
+
 static bool name_is(const char *name, size_t len, const char *lit)
 {
 	size_t n = strlen(lit);
@@ -71,34 +73,16 @@ char *maptap_perms_str(uint32_t perms, char out[5])
 	return out;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 16;
-	void *np;
-
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / elem)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	np = realloc(*p, ncap * elem);
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-
 int maptap_vma_buf_push(struct maptap_vma_buf *buf, const struct maptap_vma *v)
 {
 	size_t need = buf->names_len + v->name_len + 1;
 	struct maptap_vma *slot;
 
 	if (buf->n == buf->cap &&
-	    grow((void **)&buf->v, &buf->cap, buf->n + 1, sizeof(*buf->v)))
+	    mm_reserve((void **)&buf->v, &buf->cap, buf->n + 1, sizeof(*buf->v)))
 		return -ENOMEM;
 	if (need > buf->names_cap &&
-	    grow((void **)&buf->names, &buf->names_cap, need, 1))
+	    mm_reserve((void **)&buf->names, &buf->names_cap, need, 1))
 		return -ENOMEM;
 	if (v->name_len)
 		memcpy(buf->names + buf->names_len, v->name, v->name_len);
