@@ -48,10 +48,15 @@ int mt_elf_info_read(Elf *elf, struct mt_elf_info *info, char *err,
 /* Free what *INFO holds and zero it. */
 void mt_elf_info_free(struct mt_elf_info *info);
 
-/* The PT_LOAD that a VMA with file offset OFFSET (bytes, page aligned)
- * and permissions PERMS (enum maptap_perm) maps, or NULL. */
-const struct mt_seg *mt_elf_seg_for(const struct mt_elf_info *info,
-				    uint64_t offset, uint32_t perms);
+/* The PT_LOADs that a VMA with file offset OFFSET (bytes, page aligned)
+ * and permissions PERMS (enum maptap_perm) may map: those whose
+ * page-aligned file range holds OFFSET, best first (flags equal to PERMS,
+ * then starting on OFFSET's page).  Up to MAX into OUT; returns how many.
+ * Several remain when segments share a file page (a small .rodata and the
+ * RELRO part of the data segment both at one offset): the caller picks
+ * the one whose bias the file already has in that address space. */
+size_t mt_elf_segs_for(const struct mt_elf_info *info, uint64_t offset,
+		       uint32_t perms, const struct mt_seg **out, size_t max);
 
 /* The writable PT_LOAD whose memory-only tail (past the page holding its
  * last file byte, up to p_vaddr + p_memsz) contains VADDR, or NULL: the

@@ -197,13 +197,14 @@ static int seg_score(const struct mt_seg *s, uint64_t off, uint32_t perms)
 	return score;
 }
 
-const struct mt_seg *mt_elf_seg_for(const struct mt_elf_info *info,
-				    uint64_t offset, uint32_t perms)
+size_t mt_elf_segs_for(const struct mt_elf_info *info, uint64_t offset,
+		       uint32_t perms, const struct mt_seg **out, size_t max)
 {
-	const struct mt_seg *best = NULL;
-	int best_score = -1;
-	size_t i;
+	int score[8];
+	size_t i, j, n = 0;
 
+	if (max > 8)
+		max = 8;
 	for (i = 0; i < info->nload; i++) {
 		const struct mt_seg *s = &info->load[i];
 		int sc;
@@ -212,12 +213,21 @@ const struct mt_seg *mt_elf_seg_for(const struct mt_elf_info *info,
 		    offset >= s->offset + s->filesz)
 			continue;
 		sc = seg_score(s, offset, perms);
-		if (sc > best_score) {
-			best = s;
-			best_score = sc;
+		/* Insertion into the short list, best first. */
+		for (j = n; j > 0 && score[j - 1] < sc; j--) {
+			if (j < max) {
+				out[j] = out[j - 1];
+				score[j] = score[j - 1];
+			}
+		}
+		if (j < max) {
+			out[j] = s;
+			score[j] = sc;
+			if (n < max)
+				n++;
 		}
 	}
-	return best;
+	return n;
 }
 
 const struct mt_seg *mt_elf_seg_at(const struct mt_elf_info *info,

@@ -409,6 +409,43 @@ static int vma_file(struct maptap_modules *m, struct mt_space *sp,
 	return mt_file_get(m, sp->pid, v, out);
 }
 
+static uint64_t seg_bias(const struct mt_seg *s, const struct maptap_vma *v)
+{
+	return v->start - (s->vaddr + (v->offset - s->offset));
+}
+
+/* The segment V maps in F and the bias that follows; the live instance
+ * of F at that bias in SP, or NULL.  Among the candidate segments, the
+ * one that gives a bias F already has here wins over the best-scored. */
+static struct mt_inst *piece_inst(const struct mt_space *sp,
+				  const struct mt_file *f,
+				  const struct maptap_vma *v,
+				  const struct mt_seg **seg, uint64_t *bias)
+{
+	const struct mt_seg *cand[8];
+	struct mt_inst *in;
+	size_t i, n;
+
+	*seg = NULL;
+	*bias = v->start - v->offset;
+	if (!f->elf)
+		return inst_find(sp, f, *bias);
+	n = mt_elf_segs_for(&f->info, v->offset, v->perms, cand, 8);
+	for (i = 0; i < n; i++) {
+		in = inst_find(sp, f, seg_bias(cand[i], v));
+		if (in) {
+			*seg = cand[i];
+			*bias = in->bias;
+			return in;
+		}
+	}
+	if (n) {
+		*seg = cand[0];
+		*bias = seg_bias(cand[0], v);
+	}
+	return NULL;
+}
+
 /* Add V (tracked, its range already cut) to SP; calls FN when it loads a
  * new instance.  A file that cannot be opened is left out: nothing can be
  * said about it (counted in stats.open_fails). */
@@ -429,12 +466,7 @@ static int space_add(struct maptap_modules *m, struct mt_space *sp,
 	rc = vma_file(m, sp, v, &f);
 	if (rc)
 		return rc == -ENOMEM ? rc : 0;
-	p.seg = f->elf ? mt_elf_seg_for(&f->info, v->offset, v->perms) : NULL;
-	if (p.seg)
-		bias = v->start - (p.seg->vaddr + (v->offset - p.seg->offset));
-	else
-		bias = v->start - v->offset;
-	in = inst_find(sp, f, bias);
+	in = piece_inst(sp, f, v, &p.seg, &bias);
 	if (!in) {
 		in = inst_new(sp, f, v, bias, ev ? ev->time_ns : 0);
 		fresh = true;
