@@ -64,6 +64,12 @@ int maptap_modules_new(const struct maptap_modules_opts *opts,
 		free(m);
 		return -ENOMEM;
 	}
+	if (opts && opts->debuginfo_path &&
+	    !(m->debuginfo_path = strdup(opts->debuginfo_path))) {
+		free(m->retired);
+		free(m);
+		return -ENOMEM;
+	}
 	/* libelf's one-time version handshake; idempotent. */
 	elf_version(EV_CURRENT);
 	*out = m;
@@ -102,6 +108,8 @@ void maptap_modules_free(struct maptap_modules *m)
 	free(m->retired);
 	mt_files_free(m);
 	mt_demangler_free(m);
+	mt_symtab_callbacks_free(m);
+	free(m->debuginfo_path);
 	free(m);
 }
 

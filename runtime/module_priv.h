@@ -85,6 +85,10 @@ struct maptap_modules {
 	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
 	bool cxx_tried;
 	char *demangled[2];	/* last demangled func and data names */
+	char *debuginfo_path;	/* NULL: libdwfl's default */
+	/* libdwfl callbacks of every Dwfl of this tracker (sym_index.c);
+	 * they must outlive those Dwfls. */
+	const void *dwfl_callbacks;
 };
 
 /* ---- module_file.c: opening mapped files, the ELF cache ---- */
@@ -124,6 +128,9 @@ struct mt_inst *mt_inst_at(struct maptap_modules *m, pid_t pid,
 struct mt_symtab *mt_symtab_get(struct maptap_modules *m, struct mt_file *f);
 
 void mt_symtab_free(struct mt_symtab *t);
+
+/* Free the tracker's libdwfl callbacks (after every symtab is freed). */
+void mt_symtab_callbacks_free(struct maptap_modules *m);
 
 /* Function (FUNC true) or data symbol of F containing VADDR (module
  * relative, bytes): 0 and *SYM with addr == st_value, or -ENOENT. */

@@ -54,12 +54,37 @@ struct raw_sym {
 
 /* libdwfl's policy for finding debuginfo: build-id under the debuginfo
  * path (default ":.debug:/usr/lib/debug"), .gnu_debuglink, and
- * debuginfod when DEBUGINFOD_URLS is set.  Read-only; shared. */
-static const Dwfl_Callbacks dwfl_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
+ * debuginfod when DEBUGINFOD_URLS is set.  One set per tracker, since the
+ * path is an option. */
+struct mt_callbacks {
+	Dwfl_Callbacks cb;
+	char *path;
 };
+
+static const Dwfl_Callbacks *callbacks_get(struct maptap_modules *m)
+{
+	struct mt_callbacks *c = (struct mt_callbacks *)m->dwfl_callbacks;
+
+	if (c)
+		return &c->cb;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->cb.find_elf = dwfl_build_id_find_elf;
+	c->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	c->cb.section_address = dwfl_offline_section_address;
+	c->path = m->debuginfo_path;
+	if (c->path)
+		c->cb.debuginfo_path = &c->path;
+	m->dwfl_callbacks = c;
+	return &c->cb;
+}
+
+void mt_symtab_callbacks_free(struct maptap_modules *m)
+{
+	free((void *)m->dwfl_callbacks);
+	m->dwfl_callbacks = NULL;
+}
 
 static void symarr_free(struct mt_symarr *a)
 {
@@ -194,13 +219,18 @@ static int symtab_read(struct mt_symtab *t, int nsyms)
 }
 
 /* A Dwfl holding F alone at bias 0. */
-static int symtab_open(struct mt_symtab *t, struct mt_file *f)
+static int symtab_open(struct maptap_modules *m, struct mt_symtab *t,
+		       struct mt_file *f)
 {
-	int fd = dup(f->fd);
+	const Dwfl_Callbacks *cb = callbacks_get(m);
+	int fd;
 
+	if (!cb)
+		return -ENOMEM;
+	fd = dup(f->fd);
 	if (fd < 0)
 		return -errno;
-	t->dwfl = dwfl_begin(&dwfl_callbacks);
+	t->dwfl = dwfl_begin(cb);
 	if (!t->dwfl) {
 		close(fd);
 		return -ENOMEM;
@@ -224,7 +254,7 @@ struct mt_symtab *mt_symtab_get(struct maptap_modules *m, struct mt_file *f)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	if (symtab_open(t, f) != 0 || (n = dwfl_module_getsymtab(t->mod)) < 0 ||
+	if (symtab_open(m, t, f) != 0 || (n = dwfl_module_getsymtab(t->mod)) < 0 ||
 	    symtab_read(t, n) != 0) {
 		mt_symtab_free(t);
 		return NULL;

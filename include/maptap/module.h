@@ -136,6 +136,11 @@ struct maptap_modules_opts {
 	 * they were mapped (per tracker); 0 means 4096.  Past the cap the
 	 * oldest is forgotten. */
 	unsigned max_retired;
+	/* Where libdwfl looks for separate debuginfo: a colon-separated
+	 * list as eu-addr2line's --debuginfo-path takes (elfutils
+	 * libdwfl.h, Dwfl_Callbacks.debuginfo_path); copied.  NULL: the
+	 * default ":.debug:/usr/lib/debug". */
+	const char *debuginfo_path;
 };
 
 /* Create a tracker with OPTS (may be NULL).  Returns 0 and *OUT, or

@@ -2,7 +2,7 @@
  * module and symbol layer; the probe the system tests and the benchmark
  * drive.
  *
- *   symquery [-d] [-l] [-n] PID [ADDR...]
+ *   symquery [-d] [-l] [-n] [-D DEBUGINFO_PATH] PID [ADDR...]
  *
  * Reads /proc/PID/maps once (maptap_modules_sync), then resolves each ADDR
  * (hex, with or without 0x; read from stdin one per line when none is
@@ -12,7 +12,8 @@
  *    "p_offset":"0x.."},"module_addr":"0x..","func":{"name":..,
  *    "offset":"0x..","size":"0x.."},"data":{...},"file":..,"line":N}
  * with null where nothing resolved.  -d demangles, -l adds file:line,
- * -n prints only the function name (or "??") per line, for benchmarks.
+ * -n prints only the function name (or "??") per line, for benchmarks;
+ * -D sets the debuginfo path (maptap_modules_opts.debuginfo_path).
  */
 #include <config.h>
 
@@ -133,12 +134,13 @@ static int load(struct maptap_modules *m, pid_t pid)
 int main(int argc, char **argv)
 {
 	struct opts o = { .flags = MAPTAP_SYM_FUNC | MAPTAP_SYM_DATA };
+	struct maptap_modules_opts mo = { 0 };
 	struct maptap_modules *m;
 	char line[128];
 	pid_t pid;
 	int c, i, rc;
 
-	while ((c = getopt(argc, argv, "dln")) != -1) {
+	while ((c = getopt(argc, argv, "dlnD:")) != -1) {
 		switch (c) {
 		case 'd':
 			o.flags |= MAPTAP_SYM_DEMANGLE;
@@ -146,12 +148,15 @@ int main(int argc, char **argv)
 		case 'l':
 			o.flags |= MAPTAP_SYM_LINE;
 			break;
+		case 'D':
+			mo.debuginfo_path = optarg;
+			break;
 		case 'n':
 			o.names_only = true;
 			o.flags = MAPTAP_SYM_FUNC;
 			break;
 		default:
-			fprintf(stderr, "usage: symquery [-d] [-l] [-n] PID [ADDR...]\n");
+			fprintf(stderr, "usage: symquery [-d] [-l] [-n] [-D DEBUGINFO_PATH] PID [ADDR...]\n");
 			return 2;
 		}
 	}
@@ -160,7 +165,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	pid = (pid_t)atoi(argv[optind++]);
-	if (maptap_modules_new(NULL, &m) != 0)
+	if (maptap_modules_new(&mo, &m) != 0)
 		return 1;
 	rc = load(m, pid);
 	if (rc) {
