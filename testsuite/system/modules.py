@@ -404,6 +404,74 @@ def test_against_eu():
         tg.stop()
 
 
+def test_traced():
+    """Under a session (symquery -t): module_load/module_unload from real
+    events, segment kinds on range events, and an address of a library
+    that was dlclosed resolving as it was when recorded, while the same
+    address now belongs to another library."""
+    d = t.tmpdir()
+    lib = t.build("m_lib", shared=True, out=os.path.join(d, "traced.so"))
+    lib2 = os.path.join(d, "traced2.so")
+    shutil.copy(lib, lib2)
+    exe = t.build("m_main", out=os.path.join(d, "m_main_traced"))
+    out = os.path.join(d, "traced.out")
+    p = subprocess.Popen([SYMQUERY, "-t", "-o", out, exe, "close:" + lib,
+                          "dlopen:" + lib2], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True)
+    events = []
+    for line in p.stdout:
+        ev = json.loads(line)
+        if ev["event"] == "end":
+            break
+        events.append(ev)
+    syms = {}
+    with open(out) as f:
+        for line in f:
+            w = line.split()
+            if w[0] == "sym":
+                syms.setdefault(w[1], {})[w[2]] = int(w[3], 16)
+    pid = events[0]["pid"] if events else 0
+    load = [e for e in events if e["event"] == "module_load" and
+            e["path"] == lib]
+    unload = [e for e in events if e["event"] == "module_unload" and
+              e["path"] == lib]
+    t.ok(len(load) == 1 and len(unload) == 1 and
+         load[0]["bias"] == unload[0]["bias"],
+         "one module_load and one module_unload of the dlclosed library")
+    kinds = set(e["segment"]["kind"] for e in events
+                if e.get("module") and e["module"]["path"] == lib and
+                e.get("segment"))
+    t.ok({"text", "rodata", "relro"} <= kinds,
+         "its range events carry segment kinds %s" % sorted(kinds))
+    mains = [e for e in events if e["event"] == "module_load" and
+             e["path"] == exe]
+    t.ok(len(mains) == 1 and mains[0]["type"] == "dyn",
+         "the executable is loaded once, as dyn")
+    if not (load and unload and "lib1" in syms):
+        p.kill()
+        p.communicate()
+        t.ok(False, "traced run incomplete")
+        return
+    f = syms["lib1"]["m_lib_func"] + 4
+    bss = syms["lib1"]["m_lib_bss"] + 5
+    when = unload[0]["time_ns"] - 1
+    q = "%d %d %x\n%d %d %x\n%d 0 %x\n" % (pid, when, f, pid, when, bss,
+                                            pid, f)
+    ans, _ = p.communicate(q, timeout=60)
+    ans = [json.loads(l) for l in ans.splitlines()]
+    if not t.eq(len(ans), 3, "three answers after the run"):
+        return
+    check_sym(ans[0], "func", "m_lib_func", f - 4, 4, nm(lib)["m_lib_func"][1],
+              "dlclosed: m_lib_func+4 as it was when recorded")
+    t.eq((ans[0].get("module") or {}).get("path"), lib,
+         "dlclosed: module as it was")
+    check_sym(ans[1], "data", "m_lib_bss", bss - 5, 5,
+              nm(lib)["m_lib_bss"][1], "dlclosed: m_lib_bss+5 as it was")
+    now = (ans[2].get("module") or {}).get("path")
+    t.ok(now != lib, "now the address is not the closed library's (%s)" %
+         now)
+
+
 def main():
     if not os.access(SYMQUERY, os.X_OK):
         t.skip("symquery not built (make check builds it)")
@@ -413,6 +481,7 @@ def main():
     test_vdso()
     test_debuginfo()
     test_against_eu()
+    test_traced()
     t.done()
 
 

@@ -2,6 +2,18 @@
  * module and symbol layer; the probe the system tests and the benchmark
  * drive.
  *
+ * Trace mode shows the integration with a session (what the maptap
+ * program is to do) and symbolization after the fact:
+ *
+ *   symquery -t [-o CHILD_STDOUT] CMD [ARGS...]
+ *
+ * launches CMD under a session (stdin /dev/null, stdout to CHILD_STDOUT
+ * or /dev/null), feeds every event to maptap_modules_event() and prints
+ * one JSON line per range event (with its "module" and "segment") and per
+ * module event ({"event":"module_load"|"module_unload",...}), then
+ * {"event":"end"}.  After the run it reads "PID TIME_NS ADDR" lines from
+ * stdin and answers each as below (TIME_NS 0: as mapped at the end).
+ *
  *   symquery [-d] [-l] [-n] [-D DEBUGINFO_PATH] PID [ADDR...]
  *
  * Reads /proc/PID/maps once (maptap_modules_sync), then resolves each ADDR
@@ -19,8 +31,10 @@
 
 #include <maptap/maps.h>
 #include <maptap/module.h>
+#include <maptap/session.h>
 #include <maptap/symbols.h>
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,11 +105,11 @@ static void json_where(const struct maptap_module_desc *d)
 		fputs("null", stdout);
 }
 
-static void resolve(struct maptap_modules *m, pid_t pid, uint64_t addr,
-		    const struct opts *o)
+static void resolve_at(struct maptap_modules *m, pid_t pid, uint64_t addr,
+		       uint64_t time_ns, const struct opts *o)
 {
 	struct maptap_sym_info si;
-	int rc = maptap_sym_lookup(m, pid, addr, 0, o->flags, &si);
+	int rc = maptap_sym_lookup(m, pid, addr, time_ns, o->flags, &si);
 
 	if (o->names_only) {
 		puts(rc == 0 && si.func.name ? si.func.name : "??");
@@ -115,6 +129,12 @@ static void resolve(struct maptap_modules *m, pid_t pid, uint64_t addr,
 	printf(",\"line\":%d}\n", si.src_line);
 }
 
+static void resolve(struct maptap_modules *m, pid_t pid, uint64_t addr,
+		    const struct opts *o)
+{
+	resolve_at(m, pid, addr, 0, o);
+}
+
 static int load(struct maptap_modules *m, pid_t pid)
 {
 	struct maptap_maps_reader *r;
@@ -131,16 +151,106 @@ static int load(struct maptap_modules *m, pid_t pid)
 	return rc;
 }
 
+/* ---- trace mode ---- */
+
+struct trace {
+	struct maptap_modules *m;
+	unsigned flags;
+};
+
+static int print_module_event(const struct maptap_module_event *me,
+			      void *arg)
+{
+	printf("{\"event\":\"%s\",\"pid\":%d,\"time_ns\":%" PRIu64
+	       ",\"path\":",
+	       me->kind == MAPTAP_MODULE_LOAD ? "module_load" : "module_unload",
+	       (int)me->pid, me->time_ns);
+	json_str(me->module->path);
+	fputs(",\"build_id\":", stdout);
+	json_str(me->module->build_id);
+	printf(",\"bias\":\"0x%" PRIx64 "\",\"type\":\"%s\"}\n",
+	       me->module->bias, maptap_module_type_name(me->module->type));
+	return 0;
+}
+
+static int on_event(const struct maptap_event *ev, void *arg)
+{
+	struct trace *tr = arg;
+	struct maptap_module_desc d;
+	int rc = maptap_modules_event(tr->m, ev, &d, print_module_event, tr);
+
+	if (rc)
+		fprintf(stderr, "symquery: module layer: %s\n", strerror(-rc));
+	if (!maptap_event_is_range(ev->kind))
+		return 0;
+	printf("{\"event\":\"%s\",\"pid\":%d,\"time_ns\":%" PRIu64
+	       ",\"start\":\"0x%" PRIx64 "\",\"end\":\"0x%" PRIx64 "\"",
+	       maptap_event_kind_name(ev->kind), (int)ev->pid, ev->time_ns,
+	       ev->vma.start, ev->vma.end);
+	json_where(&d);
+	puts("}");
+	return 0;
+}
+
+/* Run ARGV under a session with the child's stdin from /dev/null and
+ * stdout to OUT; the caller's own stdin and stdout are kept. */
+static int trace_run(struct trace *tr, char **argv, const char *out)
+{
+	struct maptap_session_opts so = { .on_event = on_event, .arg = tr };
+	struct maptap_session *s;
+	int save_in = dup(0), save_out = dup(1), in, o, rc;
+	pid_t pid;
+
+	fflush(stdout);
+	in = open("/dev/null", O_RDONLY);
+	o = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (in < 0 || o < 0 || maptap_session_new(&so, &s) != 0)
+		return -1;
+	dup2(in, 0);
+	dup2(o, 1);
+	rc = maptap_session_launch(s, argv, &pid);
+	dup2(save_in, 0);
+	dup2(save_out, 1);
+	close(in);
+	close(o);
+	close(save_in);
+	close(save_out);
+	if (!rc)
+		rc = maptap_session_run(s);
+	if (rc)
+		fprintf(stderr, "symquery: %s\n", maptap_session_errmsg(s));
+	maptap_session_free(s);
+	puts("{\"event\":\"end\"}");
+	fflush(stdout);
+	return rc;
+}
+
+static void trace_queries(struct maptap_modules *m, const struct opts *o)
+{
+	char line[256];
+	unsigned long long t, a;
+	int pid;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		if (sscanf(line, "%d %llu %llx", &pid, &t, &a) != 3)
+			continue;
+		resolve_at(m, pid, a, t, o);
+		fflush(stdout);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .flags = MAPTAP_SYM_FUNC | MAPTAP_SYM_DATA };
 	struct maptap_modules_opts mo = { 0 };
 	struct maptap_modules *m;
 	char line[128];
+	const char *child_out = NULL;
+	bool trace = false;
 	pid_t pid;
 	int c, i, rc;
 
-	while ((c = getopt(argc, argv, "dlnD:")) != -1) {
+	while ((c = getopt(argc, argv, "+dlnD:to:")) != -1) {
 		switch (c) {
 		case 'd':
 			o.flags |= MAPTAP_SYM_DEMANGLE;
@@ -151,12 +261,19 @@ int main(int argc, char **argv)
 		case 'D':
 			mo.debuginfo_path = optarg;
 			break;
+		case 't':
+			trace = true;
+			break;
+		case 'o':
+			child_out = optarg;
+			break;
 		case 'n':
 			o.names_only = true;
 			o.flags = MAPTAP_SYM_FUNC;
 			break;
 		default:
-			fprintf(stderr, "usage: symquery [-d] [-l] [-n] [-D DEBUGINFO_PATH] PID [ADDR...]\n");
+			fprintf(stderr, "usage: symquery [-dln] [-D PATH] PID [ADDR...]\n"
+				"       symquery -t [-o FILE] CMD [ARGS...]\n");
 			return 2;
 		}
 	}
@@ -164,9 +281,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "symquery: no PID\n");
 		return 2;
 	}
-	pid = (pid_t)atoi(argv[optind++]);
 	if (maptap_modules_new(&mo, &m) != 0)
 		return 1;
+	if (trace) {
+		struct trace tr = { .m = m, .flags = o.flags };
+
+		rc = trace_run(&tr, argv + optind, child_out);
+		trace_queries(m, &o);
+		maptap_modules_free(m);
+		return rc ? 1 : 0;
+	}
+	pid = (pid_t)atoi(argv[optind++]);
 	rc = load(m, pid);
 	if (rc) {
 		fprintf(stderr, "symquery: pid %d: %s\n", (int)pid, strerror(-rc));
