@@ -37,54 +37,54 @@ struct cursor {
 	const char *end;
 };
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+/* Hex digit values + 1, 0 for a non-digit: one load per byte. */
+static const unsigned char hex_val[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
 
 /* At least one hex digit, any number of them (leading zeros included),
- * as long as the value fits in BITS bits. */
+ * as long as the value fits in BITS bits.  Works on locals: through the
+ * cursor the compiler must reload and store it for every byte. */
 static int get_hex(struct cursor *c, unsigned bits, uint64_t *out)
 {
+	const unsigned char *p = (const unsigned char *)c->p;
+	const unsigned char *end = (const unsigned char *)c->end;
+	const unsigned char *first = p;
 	uint64_t v = 0;
-	unsigned n = 0;
-	int d;
+	unsigned d;
 
-	while (c->p < c->end && (d = hex_digit(*c->p)) >= 0) {
+	while (p < end && (d = hex_val[*p]) != 0) {
 		if (v >> (bits - 4))
 			return -EINVAL;
-		v = v << 4 | (uint64_t)d;
-		c->p++;
-		n++;
+		v = v << 4 | (d - 1);
+		p++;
 	}
-	if (n == 0)
+	if (p == first)
 		return -EINVAL;
+	c->p = (const char *)p;
 	*out = v;
 	return 0;
 }
 
 static int get_dec(struct cursor *c, uint64_t *out)
 {
+	const char *p = c->p, *first = c->p;
 	uint64_t v = 0;
-	unsigned n = 0;
 
-	while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
-		uint64_t d = (uint64_t)(*c->p - '0');
+	while (p < c->end && *p >= '0' && *p <= '9') {
+		uint64_t d = (uint64_t)(*p - '0');
 
 		if (v > (UINT64_MAX - d) / 10)
 			return -EINVAL;
 		v = v * 10 + d;
-		c->p++;
-		n++;
+		p++;
 	}
-	if (n == 0)
+	if (p == first)
 		return -EINVAL;
+	c->p = p;
 	*out = v;
 	return 0;
 }
@@ -97,27 +97,20 @@ static int expect(struct cursor *c, char ch)
 	return 0;
 }
 
-static int get_perm(struct cursor *c, char yes, char no, uint32_t bit,
-		    uint32_t *perms)
-{
-	if (c->p >= c->end)
-		return -EINVAL;
-	if (*c->p == yes)
-		*perms |= bit;
-	else if (*c->p != no)
-		return -EINVAL;
-	c->p++;
-	return 0;
-}
-
 static int get_perms(struct cursor *c, uint32_t *perms)
 {
-	*perms = 0;
-	if (get_perm(c, 'r', '-', MAPTAP_PERM_R, perms) ||
-	    get_perm(c, 'w', '-', MAPTAP_PERM_W, perms) ||
-	    get_perm(c, 'x', '-', MAPTAP_PERM_X, perms) ||
-	    get_perm(c, 's', 'p', MAPTAP_PERM_S, perms))
+	const char *p = c->p;
+
+	if (c->end - p < 4)
 		return -EINVAL;
+	if ((p[0] != 'r' && p[0] != '-') || (p[1] != 'w' && p[1] != '-') ||
+	    (p[2] != 'x' && p[2] != '-') || (p[3] != 's' && p[3] != 'p'))
+		return -EINVAL;
+	*perms = (p[0] == 'r' ? MAPTAP_PERM_R : 0) |
+		 (p[1] == 'w' ? MAPTAP_PERM_W : 0) |
+		 (p[2] == 'x' ? MAPTAP_PERM_X : 0) |
+		 (p[3] == 's' ? MAPTAP_PERM_S : 0);
+	c->p = p + 4;
 	return 0;
 }
 

@@ -258,7 +258,8 @@ static int cut_pieces(struct diff *d)
 			return rc;
 		d->cur_range = (unsigned)i;
 		rc = mm_sweep(d->r[i].lo, d->r[i].hi, s->old, g.n,
-			      d->new + j, d->n - j, cuts, nc, add_piece, d);
+			      j < d->n ? d->new + j : NULL, d->n - j, cuts, nc,
+			      add_piece, d);
 		if (rc)
 			return rc;
 	}
@@ -429,71 +430,122 @@ static void fill_common(const struct diff *d, struct maptap_event *ev,
 	ev->vma.name = "";
 }
 
-/* A MAP span that extends a VMA whose other part did not change: GROW,
- * the event covering the whole new VMA.  Returns false if it is not. */
-static bool as_grow(const struct diff *d, const struct mm_piece *p,
-		    struct maptap_event *ev)
+static void clip_below(uint64_t *lo, uint64_t edge, uint64_t at)
 {
+	if (edge <= at && edge > *lo)
+		*lo = edge;
+}
+
+static void clip_above(uint64_t *hi, uint64_t edge, uint64_t at)
+{
+	if (edge >= at && edge < *hi)
+		*hi = edge;
+}
+
+/* Cut [*LO, *HI), a run around span I believed unchanged, at the nearest
+ * changes on either side: the neighbouring spans and a move's ranges. */
+static void clip_unchanged(const struct diff *d, size_t i, uint64_t *lo,
+			   uint64_t *hi)
+{
+	const struct mm_piece *sp = d->mm->s.pieces;
+	const struct mm_piece *p = &sp[i];
+
+	if (i > 0)
+		clip_below(lo, sp[i - 1].hi, p->lo);
+	if (i + 1 < d->mm->s.n_pieces)
+		clip_above(hi, sp[i + 1].lo, p->hi);
+	if (!d->moved)
+		return;
+	clip_below(lo, d->mo_hi, p->lo);
+	clip_below(lo, d->mn_hi, p->lo);
+	clip_above(hi, d->mo_lo, p->hi);
+	clip_above(hi, d->mn_lo, p->hi);
+}
+
+/* A MAP span that extends a VMA whose other part did not change: GROW.
+ * The event covers the resulting VMA as far as it is known unchanged: the
+ * kernel's VMA V cut to the old VMA O it grew from plus the new span, so
+ * that replaying it (clear OLD, set VMA) is exact even when the model or
+ * V reach farther than the refreshed range.  Returns false if it is not
+ * a GROW. */
+static bool as_grow(const struct diff *d, size_t i, struct maptap_event *ev)
+{
+	const struct mm_piece *p = &d->mm->s.pieces[i];
 	const struct mm_range *r = &d->r[p->range];
 	const struct maptap_vma *v = NULL, *o = NULL;
-	uint64_t a = 0;
+	uint64_t a = 0, lo, hi;
+	bool up;
 
 	if (p->lo > 0 && (v = new_at(d, p->lo)) && v->start < p->lo &&
 	    p->hi == min64(v->end, r->hi)) {
 		a = p->lo - 1;		/* grew upwards: brk, mremap */
+		up = true;
 	} else if ((v = new_at(d, p->hi - 1)) && v->end > p->hi &&
 		   p->lo == max64(v->start, r->lo)) {
 		a = p->hi;		/* grew downwards: the stack */
+		up = false;
 	} else {
 		return false;
 	}
 	o = old_at(d, a);
 	if (!o || !mm_state_eq(o, a, v, a))
 		return false;
+	lo = max64(o->start, v->start);
+	hi = min64(o->end, v->end);
+	clip_unchanged(d, i, &lo, &hi);
+	if (lo >= hi)
+		return false;	/* the neighbour changed too (fresh, moved) */
 	fill_common(d, ev, MAPTAP_EV_GROW);
-	ev->vma = *v;
-	ev->old = mm_vma_at(o, max64(o->start, v->start), min64(o->end, v->end));
+	ev->vma = mm_vma_at(v, up ? lo : p->lo, up ? p->hi : hi);
+	ev->old = mm_vma_at(o, lo, hi);
 	return true;
 }
 
-/* An UNMAP span at one end of an old VMA whose rest survived: SHRINK, the
- * event covering what is left of the VMA. */
-static bool as_shrink(const struct diff *d, const struct mm_piece *p,
-		      struct maptap_event *ev)
+/* An UNMAP span at one end of an old VMA O whose rest survived: SHRINK.
+ * The event covers what is left of O where it is known unchanged (cut to
+ * the VMA W that now holds the neighbouring address); OLD is that plus
+ * the span. */
+static bool as_shrink(const struct diff *d, size_t i, struct maptap_event *ev)
 {
+	const struct mm_piece *p = &d->mm->s.pieces[i];
 	const struct maptap_vma *o, *w;
 	uint64_t a, lo, hi;
+	bool top;
 
 	o = old_at(d, p->lo);
 	if (o && o->start < p->lo && o->end == p->hi) {
 		a = p->lo - 1;		/* the top went */
-		lo = o->start;
-		hi = p->lo;
+		top = true;
 	} else if ((o = old_at(d, p->hi - 1)) && o->end > p->hi &&
 		   o->start == p->lo) {
 		a = p->hi;		/* the bottom went */
-		lo = p->hi;
-		hi = o->end;
+		top = false;
 	} else {
 		return false;
 	}
 	w = newf_at(d, a);
 	if (!w || !mm_state_eq(o, a, w, a))
 		return false;
+	lo = top ? max64(o->start, w->start) : p->hi;
+	hi = top ? p->lo : min64(o->end, w->end);
+	clip_unchanged(d, i, &lo, &hi);
+	if (lo >= hi)
+		return false;	/* the neighbour changed too (fresh, moved) */
 	fill_common(d, ev, MAPTAP_EV_SHRINK);
 	ev->vma = mm_vma_at(o, lo, hi);
-	ev->old = *o;
+	ev->old = mm_vma_at(o, top ? lo : p->lo, top ? p->hi : hi);
 	return true;
 }
 
-static void make_event(const struct diff *d, const struct mm_piece *p,
+static void make_event(const struct diff *d, size_t i,
 		       struct maptap_event *ev)
 {
+	const struct mm_piece *p = &d->mm->s.pieces[i];
 	bool in_place = d->hint->in_place;
 
-	if (p->kind == MAPTAP_EV_MAP && in_place && as_grow(d, p, ev))
+	if (p->kind == MAPTAP_EV_MAP && in_place && as_grow(d, i, ev))
 		return;
-	if (p->kind == MAPTAP_EV_UNMAP && in_place && as_shrink(d, p, ev))
+	if (p->kind == MAPTAP_EV_UNMAP && in_place && as_shrink(d, i, ev))
 		return;
 	fill_common(d, ev, p->kind);
 	switch (p->kind) {
@@ -553,7 +605,7 @@ int mm_diff(struct maptap_mm *mm, const struct mm_range *r, size_t nr,
 		       sizeof(*s->ev)))
 		return -ENOMEM;
 	for (i = 0; i < s->n_pieces; i++)
-		make_event(&d, &s->pieces[i], &s->ev[i]);
+		make_event(&d, i, &s->ev[i]);
 	s->n_ev = s->n_pieces;
 	sort_events(s->ev, s->n_ev);
 	return 0;

@@ -285,7 +285,7 @@ int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
 	if (err < 0)
 		return err;
 	check_stack(s, t);
-	if (s->opts.verify)
+	if (s->opts.verify && !s->detaching)
 		mt_verify(s, p);
 	return 0;
 }

@@ -33,6 +33,11 @@ static bool name_starts(const char *name, size_t len, const char *prefix)
 enum maptap_vma_kind maptap_vma_kind_of(const char *name, size_t name_len,
 					uint64_t inode)
 {
+	/* Named shared anonymous memory is a shmem file with an inode, but
+	 * its bracketed name says more than "file"; a path never starts
+	 * with '['. */
+	if (name_starts(name, name_len, "[anon_shmem:"))
+		return MAPTAP_VMA_SHMEM_NAMED;
 	if (inode != 0)
 		return MAPTAP_VMA_FILE;
 	if (name_len == 0)
@@ -53,8 +58,6 @@ enum maptap_vma_kind maptap_vma_kind_of(const char *name, size_t name_len,
 		return MAPTAP_VMA_VSYSCALL;
 	if (name_starts(name, name_len, "[anon:"))
 		return MAPTAP_VMA_ANON_NAMED;
-	if (name_starts(name, name_len, "[anon_shmem:"))
-		return MAPTAP_VMA_SHMEM_NAMED;
 	return MAPTAP_VMA_SPECIAL;
 }
 

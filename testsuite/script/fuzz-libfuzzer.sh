@@ -1,0 +1,51 @@
+#!/bin/sh
+# fuzz-libfuzzer.sh -- build the parser fuzz target with clang's libFuzzer
+# and run it for a bounded time (FUZZ_SECONDS, default 20) on the case
+# scripts as seed corpus.  SKIPs where clang or libFuzzer is missing.
+. "$top_srcdir/testsuite/lib/tap.sh"
+
+secs=${FUZZ_SECONDS:-20}
+clang=${CLANG:-clang}
+tmp=${TMPDIR:-/tmp}/maptap-fuzz.$$
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/corpus"
+
+if ! command -v "$clang" >/dev/null 2>&1; then
+	skip "no clang"
+	tap_done
+	exit
+fi
+echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' \
+	>"$tmp/probe.c"
+if ! "$clang" -fsanitize=fuzzer "$tmp/probe.c" -o "$tmp/probe" 2>/dev/null; then
+	skip "clang has no libFuzzer (install libclang-rt-14-dev)"
+	tap_done
+	exit
+fi
+
+src=$top_srcdir
+tr="arena session lexer preproc parse dump elaborate types builtins interp schedule"
+files=
+for f in $tr; do files="$files $src/translator/$f.c"; done
+files="$files $(ls "$src"/runtime/script/*.c)"
+# shellcheck disable=SC2086
+if "$clang" -g -O1 -fsanitize=fuzzer,address,undefined \
+	-I"$top_builddir" -I"$src/include" -I"$src/translator" \
+	$files "$src/testsuite/script/fuzz_parse.c" -lm \
+	-o "$tmp/fuzz" 2>"$tmp/build.log"; then
+	ok "libFuzzer target builds"
+else
+	sed 's/^/# /' "$tmp/build.log" | head -20
+	fail "libFuzzer target builds"
+	tap_done
+	exit
+fi
+cp "$src"/testsuite/script/cases/*.stp "$tmp/corpus/"
+if "$tmp/fuzz" -max_total_time="$secs" -max_len=4096 -timeout=10 \
+	-rss_limit_mb=1024 "$tmp/corpus" >"$tmp/run.log" 2>&1; then
+	ok "libFuzzer ran ${secs}s without a crash"
+else
+	tail -40 "$tmp/run.log" | sed 's/^/# /'
+	fail "libFuzzer ran ${secs}s without a crash"
+fi
+tap_done

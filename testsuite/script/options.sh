@@ -1,0 +1,57 @@
+#!/bin/sh
+# options.sh -- the command-line options the translator honours: -v pass
+# reports, -o FILE, -G NAME=VALUE, -T SECS, -w, and SIGINT ending a
+# script that runs until interrupted (end probes then run, as in stap).
+. "$top_srcdir/testsuite/lib/tap.sh"
+
+maptap=${MAPTAP:-$top_builddir/maptap}
+tmp=${TMPDIR:-/tmp}/maptap-opts.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+
+"$maptap" -v -e 'probe begin { exit() }' >"$tmp/out" 2>"$tmp/err"
+if grep -q '^Pass 1: parsed user script in [0-9]*usr/[0-9]*sys/[0-9]*real ms\.$' "$tmp/err" &&
+   grep -q '^Pass 2: analyzed script: 1 probe(s), 0 function(s), 0 global(s) using [0-9]* library script(s) in ' "$tmp/err" &&
+   grep -q '^Pass 5: run completed in ' "$tmp/err"; then
+	ok "-v reports each pass with counts and times"
+else
+	sed 's/^/# /' "$tmp/err"; fail "-v reports each pass with counts and times"
+fi
+
+"$maptap" -o "$tmp/file" -e 'probe begin { println("to file"); exit() }' >"$tmp/out"
+if [ "$(cat "$tmp/file")" = "to file" ] && [ ! -s "$tmp/out" ]; then
+	ok "-o FILE takes the script's output"
+else
+	fail "-o FILE takes the script's output"
+fi
+
+out=$("$maptap" -G n=5 -G s=text -e 'global n = 1, s = "x"
+probe begin { printf("%d %s\n", n, s); exit() }')
+if [ "$out" = "5 text" ]; then ok "-G sets globals"; else diag "$out"; fail "-G sets globals"; fi
+
+out=$("$maptap" -T 1 -e 'probe end { println("ended") }')
+if [ "$out" = "ended" ]; then ok "-T stops the script and runs end probes"; else fail "-T stops the script"; fi
+
+err=$("$maptap" -w -e 'global unused probe begin { exit() }' 2>&1 >/dev/null)
+if [ -z "$err" ]; then ok "-w silences warnings"; else diag "$err"; fail "-w silences warnings"; fi
+
+"$maptap" -e 'probe begin { println("started") } probe end { println("ended") }' \
+	>"$tmp/sig" 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 100 ] && ! grep -q started "$tmp/sig" 2>/dev/null; do
+	sleep 0.1; i=$((i + 1))
+done
+kill -INT $pid
+wait $pid
+rc=$?
+if [ $rc -eq 0 ] && [ "$(cat "$tmp/sig")" = "started
+ended" ]; then
+	ok "SIGINT ends the run through the end probes"
+else
+	diag "rc=$rc"; sed 's/^/# /' "$tmp/sig"; fail "SIGINT ends the run through the end probes"
+fi
+
+out=$("$maptap" -p2 -e 'probe timer.hz(50), timer.us(20000).randomize(100) { exit() }' | grep '^timer')
+if [ "$(echo "$out" | wc -l)" = 2 ]; then ok "timer.hz and .randomize resolve"; else fail "timer.hz and .randomize resolve"; fi
+tap_done

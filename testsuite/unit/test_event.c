@@ -1,0 +1,146 @@
+/* test_event.c -- the text log line and the JSON object of each event. */
+#include <config.h>
+
+#include <maptap/event.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "../lib/tap.h"
+
+static char *render(const struct maptap_event *ev, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+
+	if (json)
+		maptap_event_print_json(fp, ev);
+	else
+		maptap_event_print_text(fp, ev, 1000);
+	fclose(fp);
+	return buf;
+}
+
+static struct maptap_event range_event(enum maptap_event_kind kind,
+				       const char *name, uint64_t inode)
+{
+	struct maptap_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = kind;
+	ev.pid = 10;
+	ev.tid = 11;
+	ev.time_ns = 1000 + 2500000;
+	ev.syscall_nr = 9;
+	ev.syscall = "mmap";
+	ev.vma.start = 0x1000;
+	ev.vma.end = 0x3000;
+	ev.vma.offset = inode ? 0x2000 : 0;
+	ev.vma.inode = inode;
+	ev.vma.dev_major = 8;
+	ev.vma.dev_minor = 1;
+	ev.vma.perms = MAPTAP_PERM_R | MAPTAP_PERM_X;
+	ev.vma.name = name;
+	ev.vma.name_len = strlen(name);
+	ev.old.name = "";
+	return ev;
+}
+
+static void test_text(void)
+{
+	struct maptap_event ev = range_event(MAPTAP_EV_MAP, "/lib/x.so", 42);
+	char *s = render(&ev, false);
+
+	tap_str_eq(s, "    0.002500 10/11         map     0000000000001000-"
+		   "0000000000003000 r-xp 00002000 /lib/x.so [mmap]\n",
+		   "text line of a map event");
+	free(s);
+	ev = range_event(MAPTAP_EV_PROTECT, "", 0);
+	ev.syscall = "mprotect";
+	ev.old.perms = MAPTAP_PERM_R | MAPTAP_PERM_W;
+	s = render(&ev, false);
+	tap_ok(strstr(s, " [anon] (was rw-p) [mprotect]\n") != NULL,
+	       "protect shows the old perms: %s", s);
+	free(s);
+	ev.syscall = NULL;
+	ev.kind = MAPTAP_EV_MAP;
+	ev.snapshot = true;
+	s = render(&ev, false);
+	tap_ok(strstr(s, "[snapshot]\n") != NULL, "snapshot marked");
+	free(s);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = MAPTAP_EV_EXIT;
+	ev.pid = ev.tid = 5;
+	ev.status = 9;	/* killed by SIGKILL */
+	ev.vma.name = ev.old.name = "";
+	s = render(&ev, false);
+	tap_ok(strstr(s, "exit    killed by SIGKILL") != NULL, "exit by signal: %s", s);
+	free(s);
+}
+
+static void test_json(void)
+{
+	struct maptap_event ev = range_event(MAPTAP_EV_MAP, "/tmp/a b\\012c", 42);
+	char *s = render(&ev, true);
+
+	tap_str_eq(s, "{\"event\":\"map\",\"pid\":10,\"tid\":11,\"time_ns\":2501000,"
+		   "\"syscall\":\"mmap\",\"start\":\"0x1000\",\"end\":\"0x3000\","
+		   "\"offset\":\"0x2000\",\"perms\":\"r-xp\",\"dev\":\"08:01\","
+		   "\"inode\":42,\"path\":\"/tmp/a b\\\\012c\",\"name\":null,"
+		   "\"snapshot\":false}\n", "JSON of a file map event");
+	free(s);
+	ev = range_event(MAPTAP_EV_RENAME, "[anon:q\"x\"]", 0);
+	ev.syscall = "prctl";
+	ev.old.name = "[anon:p]";
+	ev.old.name_len = 8;
+	s = render(&ev, true);
+	tap_ok(strstr(s, "\"path\":null,\"name\":\"[anon:q\\\"x\\\"]\"") &&
+	       strstr(s, "\"old\":{") && strstr(s, "\"name\":\"[anon:p]\""),
+	       "rename: name escaped, old state present: %s", s);
+	free(s);
+	ev = range_event(MAPTAP_EV_MAP, "/tmp/\xff\xc3\xa9\x01", 7);
+	s = render(&ev, true);
+	tap_ok(strstr(s, "\"path\":\"/tmp/\\u00ff\xc3\xa9\\u0001\"") != NULL,
+	       "invalid UTF-8 byte and control byte escaped, valid UTF-8 kept: %s", s);
+	free(s);
+	ev = range_event(MAPTAP_EV_MAP, "/tmp/\xe2\x82", 7);
+	s = render(&ev, true);
+	tap_ok(strstr(s, "\"path\":\"/tmp/\\u00e2\\u0082\"") != NULL,
+	       "truncated UTF-8 sequence escaped byte by byte: %s", s);
+	free(s);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = MAPTAP_EV_EXEC;
+	ev.pid = ev.tid = 3;
+	ev.former_tid = 4;
+	ev.path = "/bin/true";
+	ev.old_path = "/bin/sh";
+	ev.syscall = "execve";
+	ev.vma.name = ev.old.name = "";
+	s = render(&ev, true);
+	tap_str_eq(s, "{\"event\":\"exec\",\"pid\":3,\"tid\":3,\"time_ns\":0,"
+		   "\"syscall\":\"execve\",\"exe\":\"/bin/true\",\"old_exe\":"
+		   "\"/bin/sh\",\"former_tid\":4}\n", "JSON of an exec event");
+	free(s);
+}
+
+static void test_names(void)
+{
+	int k, seen = 0;
+
+	for (k = 0; k < MAPTAP_EV_KIND_COUNT; k++)
+		seen += maptap_event_kind_name(k) != NULL;
+	tap_int_eq(seen, MAPTAP_EV_KIND_COUNT, "every event kind has a name");
+	tap_ok(maptap_event_kind_name(MAPTAP_EV_KIND_COUNT) == NULL,
+	       "unknown kind has none");
+}
+
+int main(void)
+{
+	test_text();
+	test_json();
+	test_names();
+	return tap_done();
+}

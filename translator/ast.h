@@ -1,0 +1,192 @@
+/* ast.h -- the parse tree of a SystemTap-language file, and the symbols
+ * elaboration attaches to it.
+ *
+ * One node type serves expressions and statements: the kind says which
+ * fields mean what (see the comment on each kind).  Nodes live in the
+ * session arena.
+ */
+#ifndef TR_AST_H
+#define TR_AST_H
+
+#include "session.h"
+
+enum tr_type {
+	TY_UNKNOWN,
+	TY_LONG,
+	TY_STRING,
+	TY_STATS,
+};
+
+#define TR_MAX_KEYS 9	/* stap's limit on array index arity */
+
+enum node_kind {
+	/* expressions */
+	N_NUM,		/* num */
+	N_STR,		/* str, slen */
+	N_VAR,		/* str: name; sym after pass 2 */
+	N_INDEX,	/* str: array name; list: indexes */
+	N_CALL,		/* str: function name; list: args */
+	N_BINARY,	/* op; a, b: + - * / % << >> & | ^ . */
+	N_LOGIC,	/* op; a, b: && || */
+	N_CMP,		/* op; a, b: == != < <= > >= */
+	N_REGEX,	/* op; a, b (b a string literal): =~ !~ */
+	N_UNARY,	/* op; a: - + ! ~ */
+	N_PRE,		/* op; a: ++x --x */
+	N_POST,		/* op; a: x++ x-- */
+	N_ASSIGN,	/* op; a (lvalue), b: = += ... .= */
+	N_STATS_ADD,	/* a (stats lvalue) <<< b */
+	N_TERNARY,	/* a ? b : c */
+	N_IN,		/* list: keys (NULL entries for '*'); a: array */
+	N_STATOP,	/* str: @count @sum @min @max @avg @variance; a */
+	N_HIST,		/* str: @hist_log @hist_linear; a; list: params */
+	N_DEFINED,	/* a */
+	N_ENTRY,	/* a */
+	N_TARGET,	/* str: $name / @var(...) text */
+	N_PRINT,	/* str: print|println|printf|printd|printdln|sprint...;
+			 * list: args (for printf the format first) */
+	N_EMBEDDED_EXPR, /* str: code */
+	/* statements */
+	N_BLOCK,	/* list */
+	N_EXPR_STMT,	/* a */
+	N_IF,		/* a cond, b then, c else */
+	N_WHILE,	/* a cond, b body */
+	N_FOR,		/* a init, b cond, c incr, d body (each may be NULL) */
+	N_FOREACH,	/* see struct foreach_info */
+	N_BREAK,
+	N_CONTINUE,
+	N_NEXT,
+	N_RETURN,	/* a (may be NULL) */
+	N_DELETE,	/* a: var, array, element or slice */
+	N_TRY,		/* a try block, b catch block, c catch var (N_VAR) */
+	N_NULL,
+	N_EMBEDDED,	/* str: code */
+};
+
+struct tr_sym;
+struct tr_func;
+struct node;
+
+/* foreach ([k1, k2-] in arr+ [slice] limit N) ...; v = [k1] in ... */
+struct foreach_info {
+	struct ptr_vec keys;	/* struct node * (N_VAR) */
+	struct node *value;	/* N_VAR or NULL */
+	struct node *array;	/* N_VAR */
+	struct ptr_vec slice;	/* struct node * or NULL for '*'; n==0: none */
+	struct node *limit;
+	int sort_col;		/* 0: none, 1..n: key column, -1: value */
+	int sort_dir;		/* +1 ascending, -1 descending */
+	struct node *body;
+};
+
+struct node {
+	enum node_kind kind;
+	const struct token *tok;	/* for messages */
+	const char *op;
+	const char *str;
+	size_t slen;
+	int64_t num;
+	struct node *a, *b, *c, *d;
+	struct ptr_vec list;
+	struct foreach_info *fe;
+	/* set by elaboration */
+	enum tr_type type;
+	struct tr_sym *sym;
+	struct tr_func *func;
+	int builtin;			/* index in the builtin table, or -1 */
+	void *aux;			/* compiled format, ... */
+	struct tr_file *file;		/* alias bodies: the defining file */
+};
+
+enum sym_scope {
+	SYM_GLOBAL,
+	SYM_LOCAL,
+	SYM_PARAM,
+};
+
+struct tr_sym {
+	const char *name;
+	const struct token *tok;
+	enum sym_scope scope;
+	int slot;
+	enum tr_type type;		/* value type (TY_STATS for stats) */
+	const struct token *type_tok;	/* where the type was inferred */
+	int arity;			/* 0: scalar, >0: array, -1: unknown */
+	enum tr_type key_types[TR_MAX_KEYS];
+	int64_t maxsize;		/* global a[N]; 0: MAXMAPENTRIES */
+	bool wrap;			/* global a% */
+	struct node *init;		/* global x = literal */
+	bool is_private;
+	bool read, written;
+	const struct tr_file *file;
+	/* stats: what the aggregate collects (struct
+	 * maptap_script_stat_desc), from the @hist_* and @variance uses */
+	int hist_kind;			/* 0 none, 1 log, 2 linear */
+	int64_t hist_start, hist_stop, hist_interval;
+	int bit_shift;
+	const struct token *hist_tok;
+};
+
+struct tr_func {
+	const char *name;
+	const struct token *tok;
+	enum tr_type ret;
+	const struct token *ret_tok;
+	struct ptr_vec params;		/* struct tr_sym * */
+	struct ptr_vec locals;		/* struct tr_sym *, params first */
+	struct node *body;		/* N_BLOCK or N_EMBEDDED */
+	bool is_private;
+	bool used;
+	bool has_embedded;
+	struct tr_file *file;
+};
+
+struct tr_component {
+	const char *name;		/* may hold * and {a,b} */
+	struct node *arg;		/* literal argument or NULL */
+	const struct token *tok;
+};
+
+struct tr_probe_point {
+	struct ptr_vec comps;		/* struct tr_component * */
+	bool optional;			/* ? */
+	bool sufficient;		/* ! */
+	struct node *cond;		/* if (...) */
+	const struct token *tok;
+};
+
+struct tr_probe {
+	struct ptr_vec points;		/* struct tr_probe_point * */
+	struct node *body;
+	struct ptr_vec locals;		/* struct tr_sym * */
+	const struct token *tok;
+	struct tr_file *file;
+	bool is_alias;
+	bool epilogue;			/* += alias */
+	struct ptr_vec alias_names;	/* for aliases: struct tr_probe_point * */
+};
+
+struct tr_file {
+	const struct src_file *src;
+	struct ptr_vec globals;		/* struct tr_sym * */
+	struct ptr_vec functions;	/* struct tr_func * */
+	struct ptr_vec probes;		/* struct tr_probe * (not aliases) */
+	struct ptr_vec aliases;		/* struct tr_probe * (is_alias) */
+	struct ptr_vec embedded;	/* struct node * (N_EMBEDDED) */
+	bool used;
+};
+
+struct node *node_new(struct tr_session *s, enum node_kind kind,
+		      const struct token *tok);
+
+/* parse.c: parse one source file (pass 1).  Returns NULL only when the
+ * file cannot be read; syntax errors are counted in s->parse_errors. */
+struct tr_file *tr_parse_file(struct tr_session *s, const struct src_file *f);
+
+/* dump.c: print a file's parse tree as stap -p1 does, and an expression
+ * or statement alone. */
+void tr_dump_file(struct tr_session *s, FILE *out, const struct tr_file *f);
+void tr_dump_node(FILE *out, const struct node *n, int indent);
+void tr_dump_probe_point(FILE *out, const struct tr_probe_point *pp);
+const char *tr_type_name(enum tr_type t);
+
+#endif

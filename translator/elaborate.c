@@ -1,0 +1,936 @@
+/* elaborate.c -- pass 2: tapsets, probe points, symbols.
+ *
+ * As stap's elaborate.cxx: the script's probe points are matched against
+ * probe aliases (the script's and the tapsets') and the built-in probe
+ * families; every identifier is bound to a local, a global or a
+ * function; tapset files are pulled in when the script uses something
+ * they define.  Types are inferred afterwards (types.c).
+ */
+#include <config.h>
+
+#include <dirent.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "driver.h"
+#include "elab_int.h"
+
+struct scope {
+	struct elab *e;
+	struct tr_file *file;
+	struct ptr_vec *locals;
+	struct tr_func *func;
+};
+
+/* ---- tapset files ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The tapset directories: -I first, then the source tree's (when
+ * running from the build tree) or the installed one. */
+static void tapset_dirs(struct tr_session *s)
+{
+	const struct driver_opts *o = s->opts;
+	struct stat st;
+	int i;
+
+	if (s->tapset_dirs.n || s->no_tapsets)
+		return;
+	for (i = 0; o && i < o->n_include_dirs; i++)
+		vec_push(&s->arena, &s->tapset_dirs,
+			 (void *)o->include_dirs[i]);
+#ifdef MAPTAP_SRC_TAPSETDIR
+	if (stat(MAPTAP_SRC_TAPSETDIR, &st) == 0 && S_ISDIR(st.st_mode)) {
+		vec_push(&s->arena, &s->tapset_dirs,
+			 (void *)MAPTAP_SRC_TAPSETDIR);
+		return;
+	}
+#endif
+#ifdef MAPTAP_TAPSETDIR
+	vec_push(&s->arena, &s->tapset_dirs, (void *)MAPTAP_TAPSETDIR);
+#endif
+	(void)st;
+}
+
+/* Paths of DIR's files ending in SUFFIX, sorted so runs are repeatable. */
+static int list_dir(struct tr_session *s, const char *dir, const char *suffix,
+		    char ***out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL;
+	int n = 0;
+	size_t sl = strlen(suffix);
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (l <= sl || strcmp(de->d_name + l - sl, suffix))
+			continue;
+		v = realloc(v, sizeof(*v) * (size_t)(n + 1));
+		if (!v)
+			break;
+		v[n++] = arena_printf(&s->arena, "%s/%s", dir, de->d_name);
+	}
+	closedir(d);
+	if (v)
+		qsort(v, (size_t)n, sizeof(*v), cmp_str);
+	*out = v;
+	return v ? n : 0;
+}
+
+void tr_load_macro_libs(struct tr_session *s)
+{
+	int i, k;
+
+	tapset_dirs(s);
+	for (i = 0; i < s->tapset_dirs.n; i++) {
+		char **paths = NULL;
+		int n = list_dir(s, s->tapset_dirs.v[i], ".stpm", &paths);
+
+		for (k = 0; k < n; k++) {
+			struct src_file *f = tr_read_file(s, paths[k], true);
+			struct tok_vec toks = { 0 };
+
+			if (!f)
+				continue;
+			tr_lex(s, f, &toks);
+			tr_load_macros(s, &toks);
+		}
+		free(paths);
+	}
+}
+
+static void load_tapsets(struct elab *e)
+{
+	struct tr_session *s = e->s;
+	int i, k;
+
+	tapset_dirs(s);
+	for (i = 0; i < s->tapset_dirs.n; i++) {
+		char **paths = NULL;
+		int n = list_dir(s, s->tapset_dirs.v[i], ".stp", &paths);
+
+		for (k = 0; k < n; k++) {
+			struct src_file *f = tr_read_file(s, paths[k], true);
+			struct tr_file *tf;
+
+			if (!f)
+				continue;
+			tf = tr_parse_file(s, f);
+			vec_push(&s->arena, &s->tapsets, tf);
+			vec_push(&s->arena, &e->files, tf);
+		}
+		free(paths);
+	}
+}
+
+/* ---- cloning (each derived probe owns its body) ---- */
+
+static struct node *clone(struct tr_session *s, const struct node *n);
+
+static void clone_list(struct tr_session *s, struct ptr_vec *dst,
+		       const struct ptr_vec *src)
+{
+	int i;
+
+	memset(dst, 0, sizeof(*dst));
+	for (i = 0; i < src->n; i++)
+		vec_push(&s->arena, dst, clone(s, src->v[i]));
+}
+
+static struct node *clone(struct tr_session *s, const struct node *n)
+{
+	struct node *c;
+
+	if (!n)
+		return NULL;
+	c = arena_alloc(&s->arena, sizeof(*c));
+	*c = *n;
+	c->a = clone(s, n->a);
+	c->b = clone(s, n->b);
+	c->c = clone(s, n->c);
+	c->d = clone(s, n->d);
+	clone_list(s, &c->list, &n->list);
+	if (n->fe) {
+		struct foreach_info *fe = arena_alloc(&s->arena, sizeof(*fe));
+
+		*fe = *n->fe;
+		clone_list(s, &fe->keys, &n->fe->keys);
+		clone_list(s, &fe->slice, &n->fe->slice);
+		fe->value = clone(s, n->fe->value);
+		fe->array = clone(s, n->fe->array);
+		fe->limit = clone(s, n->fe->limit);
+		fe->body = clone(s, n->fe->body);
+		c->fe = fe;
+	}
+	return c;
+}
+
+/* ---- symbols ---- */
+
+static struct tr_sym *find_in(struct ptr_vec *v, const char *name)
+{
+	int i;
+
+	for (i = 0; v && i < v->n; i++) {
+		struct tr_sym *sym = v->v[i];
+
+		if (!strcmp(sym->name, name))
+			return sym;
+	}
+	return NULL;
+}
+
+static void add_global(struct elab *e, struct tr_sym *g)
+{
+	int i;
+
+	for (i = 0; i < e->out->globals.n; i++)
+		if (e->out->globals.v[i] == g)
+			return;
+	g->slot = e->out->globals.n;
+	vec_push(&e->s->arena, &e->out->globals, g);
+}
+
+static void use_file(struct elab *e, struct tr_file *f);
+
+static struct tr_sym *find_global(struct elab *e, struct tr_file *from,
+				  const char *name)
+{
+	int i;
+
+	for (i = 0; i < e->files.n; i++) {
+		struct tr_file *f = e->files.v[i];
+		struct tr_sym *g = find_in(&f->globals, name);
+
+		if (!g || (g->is_private && f != from))
+			continue;
+		use_file(e, f);
+		add_global(e, g);
+		return g;
+	}
+	return NULL;
+}
+
+static struct tr_func *find_function(struct elab *e, struct tr_file *from,
+				     const char *name, bool script_only)
+{
+	int i, k;
+
+	for (i = 0; i < e->files.n; i++) {
+		struct tr_file *f = e->files.v[i];
+
+		if (script_only && f != e->script)
+			break;
+		for (k = 0; k < f->functions.n; k++) {
+			struct tr_func *fn = f->functions.v[k];
+
+			if (strcmp(fn->name, name) ||
+			    (fn->is_private && f != from))
+				continue;
+			return fn;
+		}
+	}
+	return NULL;
+}
+
+static void use_function(struct elab *e, struct tr_func *f)
+{
+	if (f->used)
+		return;
+	f->used = true;
+	use_file(e, f->file);
+	vec_push(&e->s->arena, &e->out->functions, f);
+	vec_push(&e->s->arena, &e->func_queue, f);
+}
+
+static struct tr_sym *new_local(struct scope *sc, const struct token *tok,
+				const char *name)
+{
+	struct tr_sym *sym = arena_alloc(&sc->e->s->arena, sizeof(*sym));
+
+	sym->name = name;
+	sym->tok = tok;
+	sym->scope = SYM_LOCAL;
+	sym->slot = sc->locals->n;
+	vec_push(&sc->e->s->arena, sc->locals, sym);
+	return sym;
+}
+
+/* A scalar name: a local, a global, or a new local. */
+static struct tr_sym *bind_var(struct scope *sc, struct node *n)
+{
+	struct tr_sym *sym = find_in(sc->locals, n->str);
+
+	if (sym)
+		return sym;
+	sym = find_global(sc->e, sc->file, n->str);
+	if (sym)
+		return sym;
+	return new_local(sc, n->tok, n->str);
+}
+
+static struct tr_sym *bind_array(struct scope *sc, struct node *n)
+{
+	struct tr_sym *sym = find_global(sc->e, sc->file, n->str);
+
+	if (!sym)
+		tr_sema_error(sc->e->s, n->tok, "array locals not supported, "
+			      "missing global declaration?");
+	return sym;
+}
+
+static void mark(struct tr_sym *sym, bool read, bool written)
+{
+	if (!sym)
+		return;
+	sym->read |= read;
+	sym->written |= written;
+}
+
+static void resolve(struct scope *sc, struct node *n, bool lv);
+
+static void resolve_list(struct scope *sc, struct ptr_vec *v)
+{
+	int i;
+
+	for (i = 0; i < v->n; i++)
+		if (v->v[i])
+			resolve(sc, v->v[i], false);
+}
+
+/* The value of @defined(X): maptap has no target variables here. */
+static bool defined_value(const struct node *n)
+{
+	return n->a->kind != N_TARGET && n->a->kind != N_EMBEDDED_EXPR;
+}
+
+/* Fold `@defined(x) ? a : b` and `if (@defined(x)) ...` so that the
+ * unresolvable branch is never elaborated, as stap does. */
+static bool fold_defined(struct scope *sc, struct node *n)
+{
+	struct node *c = n->a;
+	bool neg = false, v;
+
+	if (c->kind == N_UNARY && !strcmp(c->op, "!")) {
+		neg = true;
+		c = c->a;
+	}
+	if (c->kind != N_DEFINED)
+		return false;
+	v = defined_value(c) != neg;
+	if (n->kind == N_TERNARY) {
+		*n = *(v ? n->b : n->c);
+	} else if (v) {
+		*n = *n->b;
+	} else if (n->c) {
+		*n = *n->c;
+	} else {
+		struct node *null = node_new(sc->e->s, N_NULL, n->tok);
+
+		*n = *null;
+	}
+	resolve(sc, n, false);
+	return true;
+}
+
+static void resolve_call(struct scope *sc, struct node *n)
+{
+	struct elab *e = sc->e;
+	struct tr_func *f = find_function(e, sc->file, n->str, true);
+	const struct tr_builtin *b = NULL;
+
+	if (!f)
+		b = tr_builtin_find(n->str);
+	if (!f && !b)
+		f = find_function(e, sc->file, n->str, false);
+	resolve_list(sc, &n->list);
+	if (b) {
+		if (n->list.n < b->min_args || n->list.n > b->max_args)
+			tr_sema_error(e->s, n->tok, "Wrong number of arguments "
+				      "to function '%s'", n->str);
+		n->builtin = b->id;
+		return;
+	}
+	if (!f) {
+		tr_sema_error(e->s, n->tok, "unresolved function");
+		return;
+	}
+	if (f->params.n != n->list.n) {
+		tr_sema_error(e->s, n->tok, "Wrong number of arguments to "
+			      "function '%s'", n->str);
+		return;
+	}
+	if (f->has_embedded)
+		tr_sema_error(e->s, n->tok, "function '%s' is embedded C "
+			      "(%s), which maptap does not run", n->str,
+			      f->file->src->name);
+	n->func = f;
+	use_function(e, f);
+}
+
+static void resolve_foreach(struct scope *sc, struct node *n)
+{
+	struct foreach_info *fe = n->fe;
+	int i;
+
+	fe->array->sym = bind_array(sc, fe->array);
+	mark(fe->array->sym, true, false);
+	for (i = 0; i < fe->keys.n; i++) {
+		struct node *k = fe->keys.v[i];
+
+		k->sym = bind_var(sc, k);
+		mark(k->sym, false, true);
+	}
+	if (fe->value) {
+		fe->value->sym = bind_var(sc, fe->value);
+		mark(fe->value->sym, false, true);
+	}
+	resolve_list(sc, &fe->slice);
+	if (fe->limit)
+		resolve(sc, fe->limit, false);
+	resolve(sc, fe->body, false);
+}
+
+static void resolve_expr(struct scope *sc, struct node *n, bool lv)
+{
+	struct tr_session *s = sc->e->s;
+
+	switch (n->kind) {
+	case N_VAR:
+		n->sym = bind_var(sc, n);
+		mark(n->sym, !lv, lv);
+		break;
+	case N_INDEX:
+		n->sym = bind_array(sc, n);
+		mark(n->sym, !lv, lv);
+		resolve_list(sc, &n->list);
+		break;
+	case N_CALL:
+		resolve_call(sc, n);
+		break;
+	case N_ASSIGN:
+		resolve(sc, n->a, true);
+		if (strcmp(n->op, "=") && n->a->sym)
+			n->a->sym->read = true;
+		resolve(sc, n->b, false);
+		break;
+	case N_STATS_ADD:
+		resolve(sc, n->a, true);
+		resolve(sc, n->b, false);
+		break;
+	case N_PRE:
+	case N_POST:
+		resolve(sc, n->a, true);
+		mark(n->a->sym, true, true);
+		break;
+	case N_TERNARY:
+		if (fold_defined(sc, n))
+			return;
+		resolve(sc, n->a, false);
+		resolve(sc, n->b, false);
+		resolve(sc, n->c, false);
+		break;
+	case N_IN:
+		n->a->sym = bind_array(sc, n->a);
+		mark(n->a->sym, true, false);
+		resolve_list(sc, &n->list);
+		break;
+	case N_DEFINED: {
+		struct node *num = node_new(s, N_NUM, n->tok);
+
+		num->num = defined_value(n);
+		*n = *num;
+		break;
+	}
+	case N_TARGET:
+		tr_sema_error(s, n->tok, "target variables are not available "
+			      "in this probe");
+		break;
+	case N_EMBEDDED_EXPR:
+		tr_sema_error(s, n->tok, "embedded C expressions are not "
+			      "supported by maptap");
+		break;
+	default:
+		if (n->a)
+			resolve(sc, n->a, false);
+		if (n->b)
+			resolve(sc, n->b, false);
+		if (n->c)
+			resolve(sc, n->c, false);
+		resolve_list(sc, &n->list);
+	}
+}
+
+static void resolve(struct scope *sc, struct node *n, bool lv)
+{
+	struct tr_file *saved = sc->file;
+
+	if (n->file)
+		sc->file = n->file;
+	switch (n->kind) {
+	case N_FOREACH:
+		resolve_foreach(sc, n);
+		break;
+	case N_IF:
+		if (fold_defined(sc, n))
+			break;
+		resolve(sc, n->a, false);
+		resolve(sc, n->b, false);
+		if (n->c)
+			resolve(sc, n->c, false);
+		break;
+	case N_DELETE:
+		resolve(sc, n->a, true);
+		break;
+	case N_TRY:
+		resolve(sc, n->a, false);
+		if (n->c) {
+			n->c->sym = bind_var(sc, n->c);
+			mark(n->c->sym, false, true);
+		}
+		resolve(sc, n->b, false);
+		break;
+	case N_RETURN:
+		if (!sc->func)
+			tr_sema_error(sc->e->s, n->tok, "found 'return' not "
+				      "in function context");
+		if (n->a)
+			resolve(sc, n->a, false);
+		break;
+	case N_EMBEDDED:
+		tr_sema_error(sc->e->s, n->tok, "embedded C code is not "
+			      "supported by maptap");
+		break;
+	case N_NEXT:
+		if (sc->func)
+			tr_sema_error(sc->e->s, n->tok, "found 'next' in "
+				      "function context");
+		break;
+	default:
+		if (n->kind < N_BLOCK)
+			resolve_expr(sc, n, lv);
+		else {
+			if (n->a)
+				resolve(sc, n->a, false);
+			if (n->b)
+				resolve(sc, n->b, false);
+			if (n->c)
+				resolve(sc, n->c, false);
+			if (n->d)
+				resolve(sc, n->d, false);
+			resolve_list(sc, &n->list);
+		}
+	}
+	sc->file = saved;
+}
+
+static void resolve_function(struct elab *e, struct tr_func *f)
+{
+	struct scope sc = { .e = e, .file = f->file, .locals = &f->locals,
+			    .func = f };
+	int i;
+
+	for (i = 0; i < f->params.n; i++) {
+		struct tr_sym *p = f->params.v[i];
+
+		p->slot = i;
+		vec_push(&e->s->arena, &f->locals, p);
+	}
+	if (!f->has_embedded)
+		resolve(&sc, f->body, false);
+}
+
+/* ---- probe points ---- */
+
+/* fnmatch() with {a,b} alternatives. */
+static bool glob_match(const char *pat, const char *str)
+{
+	const char *open = strchr(pat, '{'), *close, *p;
+	char buf[1024];
+
+	if (!open || !(close = strchr(open, '}')))
+		return fnmatch(pat, str, 0) == 0;
+	for (p = open + 1; p <= close; ) {
+		size_t alt = strcspn(p, ",}");
+
+		if (p + alt > close)
+			alt = (size_t)(close - p);
+		snprintf(buf, sizeof(buf), "%.*s%.*s%s", (int)(open - pat),
+			 pat, (int)alt, p, close + 1);
+		if (glob_match(buf, str))
+			return true;
+		p += alt + 1;
+	}
+	return false;
+}
+
+static const char *literal_text(struct tr_session *s, const struct node *n)
+{
+	if (!n)
+		return NULL;
+	if (n->kind == N_NUM)
+		return arena_printf(&s->arena, "%" PRId64, n->num);
+	return arena_printf(&s->arena, "\"%s\"", n->str);
+}
+
+static const char *pp_name(struct tr_session *s,
+			   const struct tr_probe_point *pp)
+{
+	char *out = "";
+	int i;
+
+	for (i = 0; i < pp->comps.n; i++) {
+		const struct tr_component *c = pp->comps.v[i];
+		const char *arg = literal_text(s, c->arg);
+
+		out = arena_printf(&s->arena, "%s%s%s%s%s%s", out,
+				   i ? "." : "", c->name, arg ? "(" : "",
+				   arg ? arg : "", arg ? ")" : "");
+	}
+	return out;
+}
+
+static bool comp_is(const struct tr_probe_point *pp, int i, const char *name)
+{
+	const struct tr_component *c;
+
+	if (i >= pp->comps.n)
+		return false;
+	c = pp->comps.v[i];
+	return glob_match(c->name, name);
+}
+
+static int64_t comp_num(const struct tr_probe_point *pp, int i, bool *ok)
+{
+	const struct tr_component *c = pp->comps.v[i];
+
+	if (!c->arg || c->arg->kind != N_NUM) {
+		*ok = false;
+		return 0;
+	}
+	return c->arg->num;
+}
+
+struct pending {
+	struct tr_dprobe *dp;
+};
+
+static struct tr_dprobe *new_dprobe(struct elab *e,
+				    const struct tr_probe_point *pp,
+				    enum probe_kind kind)
+{
+	struct tr_dprobe *dp = arena_alloc(&e->s->arena, sizeof(*dp));
+
+	dp->kind = kind;
+	dp->name = pp_name(e->s, pp);
+	dp->tok = pp->tok;
+	return dp;
+}
+
+/* timer.UNIT(N)[.randomize(M)] */
+static struct tr_dprobe *match_timer(struct elab *e,
+				     const struct tr_probe_point *pp)
+{
+	static const struct { const char *unit; int64_t ns; } units[] = {
+		{ "s", 1000000000 }, { "sec", 1000000000 },
+		{ "ms", 1000000 }, { "msec", 1000000 },
+		{ "us", 1000 }, { "usec", 1000 },
+		{ "ns", 1 }, { "nsec", 1 },
+		{ "jiffies", 4000000 },	/* HZ=250 */
+		{ "hz", 0 },
+	};
+	struct tr_dprobe *dp;
+	const struct tr_component *c;
+	bool ok = true;
+	int64_t n;
+	size_t i;
+
+	if (pp->comps.n < 2 || pp->comps.n > 3 || !comp_is(pp, 0, "timer"))
+		return NULL;
+	c = pp->comps.v[1];
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(c->name, units[i].unit))
+			break;
+	if (i == sizeof(units) / sizeof(units[0]))
+		return NULL;
+	n = comp_num(pp, 1, &ok);
+	if (!ok || n <= 0) {
+		tr_sema_error(e->s, c->tok, "timer interval must be a "
+			      "positive number");
+		return NULL;
+	}
+	dp = new_dprobe(e, pp, PK_TIMER);
+	dp->interval_ns = units[i].ns ? n * units[i].ns : 1000000000 / n;
+	if (pp->comps.n == 3) {
+		if (!comp_is(pp, 2, "randomize"))
+			return NULL;
+		dp->randomize_ns = comp_num(pp, 2, &ok) *
+				   (units[i].ns ? units[i].ns : 1);
+		if (!ok || dp->randomize_ns < 0)
+			return NULL;
+	}
+	if (dp->interval_ns <= 0)
+		dp->interval_ns = 1;
+	return dp;
+}
+
+static struct tr_dprobe *match_builtin(struct elab *e,
+				       const struct tr_probe_point *pp)
+{
+	static const struct { const char *name; enum probe_kind kind; } fam[] = {
+		{ "begin", PK_BEGIN }, { "end", PK_END },
+		{ "error", PK_ERROR }, { "never", PK_NEVER },
+		{ "init", PK_INIT }, { "oneshot", PK_BEGIN },
+	};
+	const struct tr_component *c = pp->comps.v[0];
+	struct tr_dprobe *dp;
+	bool ok = true;
+	size_t i;
+
+	if (pp->comps.n != 1)
+		return match_timer(e, pp);
+	for (i = 0; i < sizeof(fam) / sizeof(fam[0]); i++)
+		if (!strcmp(c->name, fam[i].name))
+			break;
+	if (i == sizeof(fam) / sizeof(fam[0]))
+		return NULL;
+	dp = new_dprobe(e, pp, fam[i].kind);
+	dp->oneshot = !strcmp(c->name, "oneshot");
+	if (c->arg) {
+		if (dp->kind != PK_BEGIN && dp->kind != PK_END &&
+		    dp->kind != PK_ERROR)
+			return NULL;
+		dp->priority = comp_num(pp, 0, &ok);
+		if (!ok)
+			return NULL;
+	}
+	return dp;
+}
+
+static bool alias_name_matches(const struct tr_probe_point *user,
+			       const struct tr_probe_point *name)
+{
+	int i;
+
+	if (user->comps.n != name->comps.n)
+		return false;
+	for (i = 0; i < user->comps.n; i++) {
+		const struct tr_component *u = user->comps.v[i];
+		const struct tr_component *a = name->comps.v[i];
+
+		if (!glob_match(u->name, a->name))
+			return false;
+		if ((u->arg == NULL) != (a->arg == NULL))
+			return false;
+	}
+	return true;
+}
+
+static struct node *and_cond(struct tr_session *s, struct node *a,
+			     struct node *b)
+{
+	struct node *n;
+
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	n = node_new(s, N_LOGIC, a->tok);
+	n->op = "&&";
+	n->a = a;
+	n->b = b;
+	return n;
+}
+
+static struct node *wrap_body(struct tr_session *s, struct node *first,
+			      struct node *second)
+{
+	struct node *blk = node_new(s, N_BLOCK, first->tok);
+
+	vec_push(&s->arena, &blk->list, first);
+	vec_push(&s->arena, &blk->list, second);
+	return blk;
+}
+
+static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
+			  struct tr_file *file, struct ptr_vec *out);
+
+/* Expand the script's probe point PP through ALIAS. */
+static void expand_alias(struct elab *e, const struct tr_probe_point *pp,
+			 struct tr_probe *alias, struct ptr_vec *out)
+{
+	struct ptr_vec targets = { 0 };
+	int i, k;
+
+	use_file(e, alias->file);
+	for (i = 0; i < alias->points.n; i++)
+		resolve_point(e, alias->points.v[i], alias->file, &targets);
+	for (k = 0; k < targets.n; k++) {
+		struct tr_dprobe *dp = targets.v[k];
+
+		dp->name = pp_name(e->s, pp);
+		dp->tok = pp->tok;
+		struct node *b = clone(e->s, alias->body);
+
+		b->file = alias->file;
+		if (alias->epilogue)
+			dp->epilogue = dp->epilogue ?
+				wrap_body(e->s, b, dp->epilogue) : b;
+		else
+			dp->prologue = dp->prologue ?
+				wrap_body(e->s, dp->prologue, b) : b;
+		dp->cond = and_cond(e->s, dp->cond, clone(e->s, pp->cond));
+		vec_push(&e->s->arena, out, dp);
+	}
+}
+
+static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
+			  struct tr_file *file, struct ptr_vec *out)
+{
+	struct tr_dprobe *dp;
+	int before = out->n, i, k, j;
+
+	if (++e->alias_depth > 32) {
+		tr_sema_error(e->s, pp->tok, "recursive probe alias");
+		e->alias_depth--;
+		return;
+	}
+	for (i = 0; i < e->files.n && out->n == before; i++) {
+		struct tr_file *f = e->files.v[i];
+
+		for (k = 0; k < f->aliases.n; k++) {
+			struct tr_probe *a = f->aliases.v[k];
+
+			for (j = 0; j < a->alias_names.n; j++)
+				if (alias_name_matches(pp, a->alias_names.v[j]))
+					expand_alias(e, pp, a, out);
+		}
+	}
+	if (out->n == before && (dp = match_builtin(e, pp))) {
+		dp->cond = clone(e->s, pp->cond);
+		vec_push(&e->s->arena, out, dp);
+	}
+	if (out->n == before && !pp->optional) {
+		tr_sema_error(e->s, pp->tok, "while resolving probe point");
+		tr_sema_error(e->s, NULL, "no match for probe point %s",
+			      pp_name(e->s, pp));
+	}
+	(void)file;
+	e->alias_depth--;
+}
+
+/* An alias body (prologue or epilogue) and the probe's own body run as
+ * one handler with one set of locals, as in stap. */
+static struct node *combine(struct elab *e, struct tr_dprobe *dp,
+			    struct node *user)
+{
+	if (dp->prologue)
+		user = wrap_body(e->s, dp->prologue, user);
+	if (dp->epilogue)
+		user = wrap_body(e->s, user, dp->epilogue);
+	return user;
+}
+
+static void add_probe(struct elab *e, struct tr_probe *pr)
+{
+	int i, k;
+
+	for (i = 0; i < pr->points.n; i++) {
+		struct ptr_vec dps = { 0 };
+
+		resolve_point(e, pr->points.v[i], pr->file, &dps);
+		for (k = 0; k < dps.n; k++) {
+			struct tr_dprobe *dp = dps.v[k];
+			struct scope sc = { .e = e, .file = pr->file,
+					    .locals = &dp->locals };
+
+			dp->body = combine(e, dp, clone(e->s, pr->body));
+			dp->order = e->probe_order++;
+			if (dp->cond)
+				resolve(&sc, dp->cond, false);
+			resolve(&sc, dp->body, false);
+			vec_push(&e->s->arena, &e->out->probes, dp);
+		}
+	}
+}
+
+static void use_file(struct elab *e, struct tr_file *f)
+{
+	int i;
+
+	if (f->used)
+		return;
+	f->used = true;
+	/* A tapset file brings its own probes along (stap does the same);
+	 * the script's are added by tr_elaborate. */
+	if (f == e->script)
+		return;
+	for (i = 0; i < f->probes.n; i++)
+		add_probe(e, f->probes.v[i]);
+}
+
+static void warn_unused(struct elab *e)
+{
+	struct tr_file *f = e->script;
+	int i;
+
+	for (i = 0; i < f->globals.n; i++) {
+		struct tr_sym *g = f->globals.v[i];
+
+		if (!g->read && !g->written)
+			tr_warning(e->s, g->tok, "Eliding unused variable "
+				   "'%s'", g->name);
+	}
+	for (i = 0; i < f->functions.n; i++) {
+		struct tr_func *fn = f->functions.v[i];
+
+		if (!fn->used)
+			tr_warning(e->s, fn->tok, "Eliding unused function "
+				   "'%s'", fn->name);
+	}
+}
+
+int tr_elaborate(struct tr_session *s, struct tr_file *script)
+{
+	struct elab e = { .s = s, .script = script };
+	int i, before = s->sema_errors;
+
+	e.out = arena_alloc(&s->arena, sizeof(*e.out));
+	s->elab = e.out;
+	vec_push(&s->arena, &e.files, script);
+	load_tapsets(&e);
+	if (s->parse_errors)
+		return -1;
+	script->used = true;
+	for (i = 0; i < script->globals.n; i++) {
+		struct tr_sym *g = script->globals.v[i];
+
+		if (find_in(&e.out->globals, g->name)) {
+			tr_sema_error(s, g->tok, "duplicate global '%s'",
+				      g->name);
+			continue;
+		}
+		add_global(&e, g);
+	}
+	for (i = 0; i < script->probes.n; i++)
+		add_probe(&e, script->probes.v[i]);
+	for (i = 0; i < e.func_queue.n; i++)
+		resolve_function(&e, e.func_queue.v[i]);
+	if (e.out->probes.n == 0 && s->sema_errors == before)
+		tr_sema_error(s, NULL, "no probes found");
+	if (s->sema_errors == before)
+		tr_infer_types(&e);
+	if (s->sema_errors == before)
+		warn_unused(&e);
+	return s->sema_errors == before ? 0 : -1;
+}

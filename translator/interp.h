@@ -1,0 +1,100 @@
+/* interp.h -- pass 5: the interpreter of an elaborated script.
+ *
+ * A tree-walking interpreter over the resolved parse tree: locals live
+ * in slots of a preallocated frame stack, globals in a slot table, arrays
+ * and aggregates in the script runtime library (include/maptap/
+ * script_*.h).  A runtime error longjmp()s out of the handler to the
+ * probe's (or try's) recovery point, as stap's generated code jumps to
+ * its "out" label.  Not thread-safe: one interpreter, one thread.
+ */
+#ifndef TR_INTERP_H
+#define TR_INTERP_H
+
+#include <setjmp.h>
+
+#include <maptap/script_ctx.h>
+#include <maptap/script_format.h>
+#include <maptap/script_map.h>
+#include <maptap/script_regex.h>
+#include <maptap/script_stat.h>
+#include <maptap/script_string.h>
+
+#include "elaborate.h"
+
+struct sref {
+	const char *p;
+	size_t len;
+};
+
+struct slot {
+	int64_t l;
+	struct maptap_script_buf s;
+};
+
+struct gslot {
+	int64_t l;
+	struct maptap_script_buf s;
+	struct maptap_script_map *map;
+	struct maptap_script_stat *stat;
+};
+
+struct interp {
+	struct tr_session *s;
+	struct tr_elab *el;
+	struct maptap_script_ctx *ctx;
+	struct maptap_script_limits lim;
+	struct gslot *globals;
+	struct slot *stack;		/* frames of locals */
+	size_t stack_slots;
+	size_t frame;			/* base of the current frame */
+	size_t frame_size;
+	struct maptap_script_buf *tmp;	/* temporaries, used as a stack */
+	size_t ntmp, tmp_cap;
+	struct maptap_script_buf out;	/* pending script output */
+	FILE *outf;
+	jmp_buf *recover;
+	struct ptr_vec snaps;		/* live foreach snapshots */
+	struct maptap_script_buf errmsg;
+	const struct token *err_tok;
+	int64_t actions;
+	int depth;
+	const struct tr_dprobe *cur;
+	int64_t ret_l;
+	struct maptap_script_buf ret_s;
+	bool exit_requested;
+	bool aborted;
+	bool in_end;
+	long errors;
+};
+
+/* Set up globals, aggregates and frames for S's elaborated script.
+ * Returns 0, or -1 after printing why. */
+int tr_interp_init(struct interp *I, struct tr_session *s, FILE *out);
+void tr_interp_fini(struct interp *I);
+
+/* Run one probe handler: conditions, body, error reporting.  Returns
+ * false when the handler ended in a runtime error. */
+bool tr_interp_run_probe(struct interp *I, const struct tr_dprobe *dp);
+
+/* Run the whole script: init and begin probes, timers until exit() or a
+ * signal, then end (or error) probes and the dump of unread globals.
+ * Returns the exit status. */
+int tr_interp_run(struct interp *I);
+
+/* Write pending output. */
+void tr_interp_flush(struct interp *I);
+
+/* ---- for builtins.c ---- */
+void __attribute__((noreturn, format(printf, 3, 4)))
+tr_rt_error(struct interp *I, const struct token *tok, const char *fmt, ...);
+void __attribute__((noreturn))
+tr_rt_ctx_error(struct interp *I, const struct token *tok);
+int64_t tr_eval_long(struct interp *I, struct node *n);
+struct sref tr_eval_str(struct interp *I, struct node *n);
+struct maptap_script_buf *tr_tmp_get(struct interp *I);
+
+/* Call builtin N->builtin; the result is a long (*L) or a string (*S). */
+void tr_builtin_call(struct interp *I, struct node *n, int64_t *l,
+		     struct sref *s);
+
+#endif
