@@ -25,6 +25,7 @@
  *    "offset":"0x..","size":"0x.."},"data":{...},"file":..,"line":N}
  * with null where nothing resolved.  -d demangles, -l adds file:line,
  * -n prints only the function name (or "??") per line, for benchmarks;
+ * -v reports lookup times and index sizes on stderr (addresses on stdin);
  * -D sets the debuginfo path (maptap_modules_opts.debuginfo_path).
  */
 #include <config.h>
@@ -39,12 +40,39 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct opts {
 	unsigned flags;
 	bool names_only;
+	bool verbose;
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* -v: how long the first lookup (which builds the symbol indexes it
+ * needs) and the rest took, and what the indexes hold. */
+static void report(struct maptap_modules *m, uint64_t first_ns,
+		   uint64_t rest_ns, unsigned long n)
+{
+	struct maptap_sym_stats st;
+
+	maptap_sym_get_stats(m, &st);
+	fprintf(stderr, "symquery: first lookup %.3f ms; %lu more in %.3f ms "
+		"(%.3f us each); %llu files indexed, %llu symbols, %llu "
+		"bytes of index\n", first_ns / 1e6, n ? n - 1 : 0,
+		rest_ns / 1e6, n > 1 ? rest_ns / 1e3 / (double)(n - 1) : 0.0,
+		(unsigned long long)st.indexed_files,
+		(unsigned long long)st.symbols,
+		(unsigned long long)st.index_bytes);
+}
 
 static void json_str(const char *s)
 {
@@ -151,6 +179,39 @@ static int load(struct maptap_modules *m, pid_t pid)
 	return rc;
 }
 
+/* Addresses from stdin, read in full first so that -v times lookups
+ * and printing, not the pipe. */
+static void resolve_stdin(struct maptap_modules *m, pid_t pid,
+			  const struct opts *o)
+{
+	uint64_t *a = NULL, t0, t1 = 0, t2;
+	size_t n = 0, cap = 0, i;
+	char line[128];
+
+	while (fgets(line, sizeof(line), stdin)) {
+		if (n == cap) {
+			uint64_t *na;
+
+			cap = cap ? 2 * cap : 1024;
+			na = realloc(a, cap * sizeof(*a));
+			if (!na)
+				break;
+			a = na;
+		}
+		a[n++] = strtoull(line, NULL, 16);
+	}
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		resolve(m, pid, a[i], o);
+		if (i == 0)
+			t1 = now_ns();
+	}
+	t2 = now_ns();
+	if (o->verbose && n)
+		report(m, t1 - t0, t2 - t1, (unsigned long)n);
+	free(a);
+}
+
 /* ---- trace mode ---- */
 
 struct trace {
@@ -244,13 +305,12 @@ int main(int argc, char **argv)
 	struct opts o = { .flags = MAPTAP_SYM_FUNC | MAPTAP_SYM_DATA };
 	struct maptap_modules_opts mo = { 0 };
 	struct maptap_modules *m;
-	char line[128];
 	const char *child_out = NULL;
 	bool trace = false;
 	pid_t pid;
 	int c, i, rc;
 
-	while ((c = getopt(argc, argv, "+dlnD:to:")) != -1) {
+	while ((c = getopt(argc, argv, "+dlnvD:to:")) != -1) {
 		switch (c) {
 		case 'd':
 			o.flags |= MAPTAP_SYM_DEMANGLE;
@@ -264,6 +324,9 @@ int main(int argc, char **argv)
 		case 't':
 			trace = true;
 			break;
+		case 'v':
+			o.verbose = true;
+			break;
 		case 'o':
 			child_out = optarg;
 			break;
@@ -272,7 +335,7 @@ int main(int argc, char **argv)
 			o.flags = MAPTAP_SYM_FUNC;
 			break;
 		default:
-			fprintf(stderr, "usage: symquery [-dln] [-D PATH] PID [ADDR...]\n"
+			fprintf(stderr, "usage: symquery [-dlnv] [-D PATH] PID [ADDR...]\n"
 				"       symquery -t [-o FILE] CMD [ARGS...]\n");
 			return 2;
 		}
@@ -301,8 +364,7 @@ int main(int argc, char **argv)
 	for (i = optind; i < argc; i++)
 		resolve(m, pid, strtoull(argv[i], NULL, 16), &o);
 	if (optind == argc)
-		while (fgets(line, sizeof(line), stdin))
-			resolve(m, pid, strtoull(line, NULL, 16), &o);
+		resolve_stdin(m, pid, &o);
 	maptap_modules_free(m);
 	return 0;
 }
