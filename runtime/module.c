@@ -91,6 +91,7 @@ static void space_free(struct mt_space *sp)
 		inst_free(sp->inst[i]);
 	free(sp->inst);
 	free(sp->p);
+	mt_perfmap_free(sp->perfmap);
 	free(sp);
 }
 

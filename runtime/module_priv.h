@@ -22,6 +22,7 @@
 #include "elf_priv.h"
 
 struct mt_symtab;
+struct mt_perfmap;
 
 /* One file as mapped: the bytes behind an inode at one version. */
 struct mt_file {
@@ -69,6 +70,7 @@ struct mt_space {
 	size_t n, cap;
 	struct mt_inst **inst;	/* live instances */
 	size_t ninst, inst_cap;
+	struct mt_perfmap *perfmap;	/* read on first need (sym_perfmap.c) */
 };
 
 struct maptap_modules {
@@ -140,6 +142,16 @@ int mt_symtab_lookup(const struct mt_symtab *t, bool func, uint64_t vaddr,
 /* Source file and line of VADDR; 0 or -ENOENT. */
 int mt_symtab_srcline(struct mt_symtab *t, uint64_t vaddr,
 		      const char **file, int *line);
+
+/* ---- sym_perfmap.c ---- */
+
+/* The JIT function of SP's /tmp/perf-PID.map containing ADDR (re-read if
+ * the file grew): 0 with *MOD (type jit, bias 0) and *SYM, -ENOENT, or
+ * -ENOMEM. */
+int mt_perfmap_lookup(struct mt_space *sp, uint64_t addr,
+		      struct maptap_module_info *mod, struct maptap_sym *sym);
+
+void mt_perfmap_free(struct mt_perfmap *pm);
 
 /* ---- sym_lookup.c ---- */
 

@@ -109,6 +109,27 @@ static void lookup_syms(struct maptap_modules *m, struct mt_inst *in,
 	}
 }
 
+/* No module maps ADDR: JIT code the process describes in a perf map. */
+static int lookup_jit(struct maptap_modules *m, pid_t pid, uint64_t addr,
+		      uint64_t time_ns, unsigned flags,
+		      struct maptap_sym_info *out)
+{
+	struct mt_space *sp = mt_space_find(m, pid);
+	struct maptap_sym sym;
+	int rc;
+
+	if (!sp)
+		return time_ns ? -ENOENT : -ESRCH;
+	rc = mt_perfmap_lookup(sp, addr, &out->where.module, &sym);
+	if (rc)
+		return rc;
+	out->where.has_module = true;
+	out->module_addr = addr;
+	if (flags & MAPTAP_SYM_FUNC)
+		out->func = sym;
+	return 0;
+}
+
 int maptap_sym_lookup(struct maptap_modules *m, pid_t pid, uint64_t addr,
 		      uint64_t time_ns, unsigned flags,
 		      struct maptap_sym_info *out)
@@ -120,7 +141,7 @@ int maptap_sym_lookup(struct maptap_modules *m, pid_t pid, uint64_t addr,
 	m->sym_stats.lookups++;
 	in = mt_inst_at(m, pid, addr, time_ns, &seg);
 	if (!in)
-		return mt_space_find(m, pid) || time_ns ? -ENOENT : -ESRCH;
+		return lookup_jit(m, pid, addr, time_ns, flags, out);
 	fill_where(m, pid, addr, time_ns, in, seg, &out->where);
 	out->module_addr = addr - in->bias;
 	lookup_syms(m, in, out->module_addr, flags, out);

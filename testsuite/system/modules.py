@@ -472,6 +472,47 @@ def test_traced():
          now)
 
 
+def test_jit():
+    """JIT code described in /tmp/perf-PID.map, including a line the
+    target appends later."""
+    exe = t.build("m_jit", out=os.path.join(t.tmpdir(), "m_jit"))
+    p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    jit = {}
+
+    def read_until_ready():
+        for line in p.stdout:
+            w = line.split(None, 1)
+            if w[0] == "ready":
+                return
+            name_addr_size = w[1].rsplit(None, 2)
+            jit[name_addr_size[0]] = (int(name_addr_size[1], 16),
+                                      int(name_addr_size[2]))
+    try:
+        read_until_ready()
+        a1, s1 = jit["jit_first"]
+        a2, s2 = jit["jit::second(int)"]
+        r = query(p.pid, [a1 + 3, a2, a1 + s1 + 4])
+        check_sym(r[0], "func", "jit_first", a1, 3, s1, "jit: jit_first+3")
+        t.eq(((r[0] or {}).get("module") or {}).get("type"), "jit",
+             "jit: module type")
+        t.eq(((r[0] or {}).get("module") or {}).get("path"),
+             "/tmp/perf-%d.map" % p.pid, "jit: module path is the perf map")
+        check_sym(r[1], "func", "jit::second(int)", a2, 0, s2,
+                  "jit: a name with spaces and punctuation, raw")
+        t.ok(r[2] is not None and r[2]["func"] is None,
+             "jit: between two entries is unresolved")
+        p.stdin.write("more\n")
+        p.stdin.flush()
+        read_until_ready()
+        a3, s3 = jit["jit_third"]
+        r = query(p.pid, [a3 + 1])
+        check_sym(r[0], "func", "jit_third", a3, 1, s3,
+                  "jit: a line appended later")
+    finally:
+        p.communicate("x\n")
+
+
 def main():
     if not os.access(SYMQUERY, os.X_OK):
         t.skip("symquery not built (make check builds it)")
@@ -482,6 +523,7 @@ def main():
     test_debuginfo()
     test_against_eu()
     test_traced()
+    test_jit()
     t.done()
 
 

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* Two 64-byte-aligned .bss arrays, likely adjacent, and data in .data
@@ -214,6 +215,51 @@ static void test_history(struct maptap_modules *m,
 	tap_int_eq(rc, -ENOENT, "as of after the unmap it does not");
 }
 
+/* JIT code described in this process's own /tmp/perf-PID.map; the map
+ * grows between lookups and must be re-read. */
+static void test_perfmap(struct maptap_modules *m)
+{
+	unsigned char *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t c = (uint64_t)(uintptr_t)code;
+	struct maptap_sym_info si;
+	char path[64];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	f = fopen(path, "w");
+	if (code == MAP_FAILED || !f) {
+		tap_skip("cannot set up a perf map");
+		return;
+	}
+	fprintf(f, "%lx 20 jit_one\n", (unsigned long)c);
+	fflush(f);
+	rc = maptap_sym_lookup(m, getpid(), c + 5, 0, MAPTAP_SYM_FUNC, &si);
+	tap_ok(rc == 0 && si.func.name && strcmp(si.func.name, "jit_one") == 0 &&
+	       si.func.offset == 5 && si.func.size == 0x20 &&
+	       si.where.module.type == MAPTAP_MODULE_JIT,
+	       "perf map: jit_one+5, module type jit");
+	rc = maptap_sym_lookup(m, getpid(), c + 0x100, 0, MAPTAP_SYM_FUNC, &si);
+	tap_int_eq(rc, -ENOENT, "perf map: an address outside every entry");
+	fprintf(f, "%lx 10 jit_two\n%lx 8 jit_one_again\n",
+		(unsigned long)(c + 0x100), (unsigned long)c);
+	fflush(f);
+	rc = maptap_sym_lookup(m, getpid(), c + 0x104, 0, MAPTAP_SYM_FUNC, &si);
+	tap_ok(rc == 0 && si.func.name && strcmp(si.func.name, "jit_two") == 0,
+	       "perf map: a grown map is re-read (jit_two)");
+	rc = maptap_sym_lookup(m, getpid(), c + 2, 0, MAPTAP_SYM_FUNC, &si);
+	tap_ok(rc == 0 && si.func.name &&
+	       strcmp(si.func.name, "jit_one_again") == 0,
+	       "perf map: a later line for one start wins");
+	rc = maptap_sym_lookup(m, getpid(), c + 0x10, 0, MAPTAP_SYM_FUNC, &si);
+	tap_ok(rc == 0 && si.func.name && strcmp(si.func.name, "jit_one") == 0,
+	       "perf map: ... but only over its own size");
+	fclose(f);
+	unlink(path);
+	munmap(code, 4096);
+}
+
 int main(void)
 {
 	struct maptap_vma_buf buf = { 0 };
@@ -240,6 +286,7 @@ int main(void)
 	tap_ok(st.files == st.instances, "one file per instance here (%llu, %llu)",
 	       (unsigned long long)st.files, (unsigned long long)st.instances);
 	test_history(m, &buf, (uint64_t)(uintptr_t)&self_func, "self_func");
+	test_perfmap(m);
 	maptap_vma_buf_free(&buf);
 	maptap_modules_free(m);
 	return tap_done();
