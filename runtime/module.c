@@ -208,6 +208,8 @@ static int space_cut(struct mt_space *sp, uint64_t lo, uint64_t hi)
 {
 	size_t i = piece_lower(sp, lo), j;
 
+	if (i == sp->n)
+		return 0;	/* nothing at or above LO (SP->p may be NULL) */
 	if (i < sp->n && sp->p[i].start < lo && sp->p[i].end > hi) {
 		struct mt_piece tail = sp->p[i];
 
@@ -231,8 +233,10 @@ static int space_cut(struct mt_space *sp, uint64_t lo, uint64_t hi)
 		sp->p[j].offset += hi - sp->p[j].start;
 		sp->p[j].start = hi;
 	}
-	memmove(&sp->p[i], &sp->p[j], (sp->n - j) * sizeof(*sp->p));
-	sp->n -= j - i;
+	if (j > i) {
+		memmove(&sp->p[i], &sp->p[j], (sp->n - j) * sizeof(*sp->p));
+		sp->n -= j - i;
+	}
 	return 0;
 }
 
