@@ -143,8 +143,8 @@ int mt_elf_info_read(Elf *elf, struct mt_elf_info *info, char *err,
 		return fail(err, errlen, -ENOEXEC,
 			    "ELF type %u has no program to map", eh.e_type);
 	if (elf_getphdrnum(elf, &phnum) != 0)
-		return fail(err, errlen, -EINVAL, "bad program header count: %s",
-			    elf_errmsg(-1));
+		return fail(err, errlen, -EINVAL,
+			    "bad program header count: %s", elf_errmsg(-1));
 	if (phnum == 0)
 		return fail(err, errlen, -EINVAL, "no program headers");
 	info->load = calloc(phnum, sizeof(*info->load));

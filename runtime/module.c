@@ -676,7 +676,8 @@ void maptap_modules_get_stats(const struct maptap_modules *m,
 static bool inst_holds(const struct mt_inst *in, uint64_t addr,
 		       uint64_t time_ns, const struct mt_seg **seg)
 {
-	if (in->load_ns > time_ns || (in->unload_ns && in->unload_ns <= time_ns))
+	if (in->load_ns > time_ns ||
+	    (in->unload_ns && in->unload_ns <= time_ns))
 		return false;
 	if (addr < in->info.lo || addr >= in->info.hi)
 		return false;

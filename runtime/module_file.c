@@ -176,6 +176,12 @@ void mt_files_free(struct maptap_modules *m)
 	m->nfiles = m->files_cap = 0;
 }
 
+static uint64_t mtime_ns(const struct stat *st)
+{
+	return (uint64_t)st->st_mtim.tv_sec * 1000000000ULL +
+	       (uint64_t)st->st_mtim.tv_nsec;
+}
+
 static struct mt_file *cache_find(struct maptap_modules *m,
 				  const struct stat *st, bool vdso,
 				  const char *build_id)
@@ -195,8 +201,7 @@ static struct mt_file *cache_find(struct maptap_modules *m,
 		}
 		if (f->st_dev == st->st_dev && f->st_ino == st->st_ino &&
 		    f->size == (uint64_t)st->st_size &&
-		    f->mtime_ns == (uint64_t)st->st_mtim.tv_sec * 1000000000ULL +
-				   (uint64_t)st->st_mtim.tv_nsec)
+		    f->mtime_ns == mtime_ns(st))
 			return f;
 	}
 	return NULL;
@@ -272,8 +277,7 @@ static int file_new(struct maptap_modules *m, int fd, const struct stat *st,
 	f->st_dev = st->st_dev;
 	f->st_ino = st->st_ino;
 	f->size = (uint64_t)st->st_size;
-	f->mtime_ns = (uint64_t)st->st_mtim.tv_sec * 1000000000ULL +
-		      (uint64_t)st->st_mtim.tv_nsec;
+	f->mtime_ns = mtime_ns(st);
 	rc = file_parse(m, f);
 	if (!rc)
 		rc = cache_add(m, f);

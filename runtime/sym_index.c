@@ -254,8 +254,8 @@ struct mt_symtab *mt_symtab_get(struct maptap_modules *m, struct mt_file *f)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	if (symtab_open(m, t, f) != 0 || (n = dwfl_module_getsymtab(t->mod)) < 0 ||
-	    symtab_read(t, n) != 0) {
+	if (symtab_open(m, t, f) != 0 ||
+	    (n = dwfl_module_getsymtab(t->mod)) < 0 || symtab_read(t, n) != 0) {
 		mt_symtab_free(t);
 		return NULL;
 	}

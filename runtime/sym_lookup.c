@@ -125,8 +125,11 @@ static int lookup_jit(struct maptap_modules *m, pid_t pid, uint64_t addr,
 		return rc;
 	out->where.has_module = true;
 	out->module_addr = addr;
-	if (flags & MAPTAP_SYM_FUNC)
-		out->func = sym;
+	if (!(flags & MAPTAP_SYM_FUNC))
+		return 0;
+	out->func = sym;
+	if (flags & MAPTAP_SYM_DEMANGLE)
+		out->func.name = demangle(m, sym.name, 0);
 	return 0;
 }
 

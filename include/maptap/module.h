@@ -50,7 +50,7 @@ extern "C" {
 
 enum maptap_module_type {
 	MAPTAP_MODULE_EXEC = 0,	/* ELF ET_EXEC: fixed addresses, bias 0 */
-	MAPTAP_MODULE_DYN,	/* ELF ET_DYN: PIE executable or shared object */
+	MAPTAP_MODULE_DYN,	/* ELF ET_DYN: PIE executable, shared object */
 	MAPTAP_MODULE_FILE,	/* not ELF (or unreadable ELF): no segments */
 	MAPTAP_MODULE_VDSO,	/* the [vdso] image */
 	MAPTAP_MODULE_JIT,	/* code described by /tmp/perf-PID.map */

@@ -49,7 +49,7 @@ extern "C" {
 enum maptap_sym_flags {
 	MAPTAP_SYM_FUNC = 1 << 0,	/* function symbol (usymname) */
 	MAPTAP_SYM_DATA = 1 << 1,	/* data symbol (usymdata) */
-	MAPTAP_SYM_LINE = 1 << 2,	/* source file and line (usymfileline) */
+	MAPTAP_SYM_LINE = 1 << 2,	/* file and line (usymfileline) */
 	MAPTAP_SYM_DEMANGLE = 1 << 3,	/* demangle C++ names */
 };
 
@@ -57,7 +57,7 @@ enum maptap_sym_flags {
  * valid until it is freed (a demangled name: until the next lookup). */
 struct maptap_sym {
 	const char *name;	/* NULL: unresolved */
-	uint64_t addr;		/* st_value + bias: start in the process, bytes */
+	uint64_t addr;		/* st_value + bias: start in the process */
 	uint64_t size;		/* st_size, bytes */
 	uint64_t offset;	/* address - addr, bytes */
 };

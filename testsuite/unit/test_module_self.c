@@ -242,8 +242,9 @@ static void test_perfmap(struct maptap_modules *m)
 	       "perf map: jit_one+5, module type jit");
 	rc = maptap_sym_lookup(m, getpid(), c + 0x100, 0, MAPTAP_SYM_FUNC, &si);
 	tap_int_eq(rc, -ENOENT, "perf map: an address outside every entry");
-	fprintf(f, "%lx 10 jit_two\n%lx 8 jit_one_again\n",
-		(unsigned long)(c + 0x100), (unsigned long)c);
+	fprintf(f, "%lx 10 jit_two\n%lx 8 jit_one_again\n%lx 8 _ZN3jit6secondEi\n",
+		(unsigned long)(c + 0x100), (unsigned long)c,
+		(unsigned long)(c + 0x200));
 	fflush(f);
 	rc = maptap_sym_lookup(m, getpid(), c + 0x104, 0, MAPTAP_SYM_FUNC, &si);
 	tap_ok(rc == 0 && si.func.name && strcmp(si.func.name, "jit_two") == 0,
@@ -255,6 +256,16 @@ static void test_perfmap(struct maptap_modules *m)
 	rc = maptap_sym_lookup(m, getpid(), c + 0x10, 0, MAPTAP_SYM_FUNC, &si);
 	tap_ok(rc == 0 && si.func.name && strcmp(si.func.name, "jit_one") == 0,
 	       "perf map: ... but only over its own size");
+	rc = maptap_sym_lookup(m, getpid(), c + 0x201, 0, MAPTAP_SYM_FUNC, &si);
+	tap_ok(rc == 0 && si.func.name &&
+	       strcmp(si.func.name, "_ZN3jit6secondEi") == 0,
+	       "names are raw by default");
+	rc = maptap_sym_lookup(m, getpid(), c + 0x201, 0,
+			       MAPTAP_SYM_FUNC | MAPTAP_SYM_DEMANGLE, &si);
+	tap_ok(rc == 0 && si.func.name &&
+	       strcmp(si.func.name, "jit::second(int)") == 0,
+	       "... and demangled on request (%s)",
+	       si.func.name ? si.func.name : "?");
 	fclose(f);
 	unlink(path);
 	munmap(code, 4096);
