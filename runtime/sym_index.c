@@ -8,7 +8,8 @@
  * sorted by address and searched in O(log n).
  *
  * Overlapping symbols are rare but real (a local alias inside a larger
- * function, hand-written assembly).  Each entry records its "parent": the
+ * function, hand-written assembly, aliases of one start with different
+ * sizes).  Each entry records its "parent": the
  * nearest earlier entry that still extends past its start.  Walking that
  * chain from the last entry starting at or below an address visits, in
  * order of decreasing start, every entry that can contain it, so the first
@@ -120,6 +121,10 @@ static int rank_of(const GElf_Sym *s)
 	}
 }
 
+/* By start; at one start the preferred symbol last, since a lookup walks
+ * back from the last entry at or below the address: higher binding, then
+ * the smaller size (the innermost of nested aliases such as glibc's
+ * versioned sys_siglist), then the earlier in table order. */
 static int raw_cmp(const void *a, const void *b)
 {
 	const struct raw_sym *x = a, *y = b;
@@ -127,11 +132,13 @@ static int raw_cmp(const void *a, const void *b)
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	if (x->rank != y->rank)
-		return x->rank > y->rank ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+		return x->rank < y->rank ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->seq > y->seq ? -1 : x->seq < y->seq;
 }
 
-/* Sort RAW[0..N), keep the best symbol per start address, and fill A. */
+/* Sort RAW[0..N) and fill A with it and the parent links. */
 static int symarr_build(struct mt_symarr *a, struct raw_sym *raw, size_t n)
 {
 	int32_t *stack;
@@ -149,8 +156,6 @@ static int symarr_build(struct mt_symarr *a, struct raw_sym *raw, size_t n)
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		if (k && a->start[k - 1] == raw[i].start)
-			continue;
 		while (depth && a->end[stack[depth - 1]] <= raw[i].start)
 			depth--;
 		a->start[k] = raw[i].start;
@@ -175,6 +180,23 @@ static bool is_data(int type)
 	return type == STT_OBJECT || type == STT_COMMON;
 }
 
+/* Whether section SHNDX of ELF occupies memory.  Symbols of sections that
+ * do not (glibc's .gnu.warning.* link warnings) have values that are not
+ * addresses and would shadow real ones; libdwfl reports their section as
+ * (GElf_Word)-1 when it cannot place it in the module. */
+static bool in_memory(Elf *elf, GElf_Word shndx)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (shndx == (GElf_Word)-1)
+		return false;
+	if (shndx == SHN_ABS || shndx >= SHN_LORESERVE || !elf)
+		return true;
+	scn = elf_getscn(elf, shndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC);
+}
+
 /* Read every sized, defined function and data symbol of MOD into T. */
 static int symtab_read(struct mt_symtab *t, int nsyms)
 {
@@ -192,13 +214,14 @@ static int symtab_read(struct mt_symtab *t, int nsyms)
 		GElf_Sym s;
 		GElf_Word shndx;
 		GElf_Addr addr;
+		Elf *from = NULL;
 		const char *name = dwfl_module_getsym_info(t->mod, i, &s, &addr,
-							   &shndx, NULL, NULL);
+							   &shndx, &from, NULL);
 		int type = GELF_ST_TYPE(s.st_info);
 		struct raw_sym r;
 
 		if (!name || !*name || s.st_size == 0 || shndx == SHN_UNDEF ||
-		    addr + s.st_size < addr)
+		    addr + s.st_size < addr || !in_memory(from, shndx))
 			continue;
 		r.start = addr;
 		r.end = addr + s.st_size;

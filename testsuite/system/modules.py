@@ -513,6 +513,47 @@ def test_jit():
         p.communicate("x\n")
 
 
+def test_python_against_eu():
+    """A real program: python3 (this interpreter) waiting on stdin.  Text,
+    read-only and data addresses across every ELF file it maps; wherever
+    eu-addr2line names a symbol and maptap names one (function or data),
+    they are the same."""
+    if not shutil.which("eu-addr2line"):
+        t.skip("eu-addr2line not installed")
+        return
+    p = subprocess.Popen([sys.executable, "-c",
+                          "import sys; print('ready', flush=True); "
+                          "sys.stdin.readline()"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    p.stdout.readline()
+    try:
+        addrs = []
+        with open("/proc/%d/maps" % p.pid) as f:
+            for line in f:
+                w = line.split()
+                if len(w) >= 6 and w[1] in ("r-xp", "r--p", "rw-p") and \
+                        w[5].startswith("/") and "locale" not in w[5]:
+                    a, b = (int(x, 16) for x in w[0].split("-"))
+                    addrs += list(range(a + 13, b, max((b - a) // 60, 1)))
+        eu = eu_names(p.pid, addrs)
+        res = query(p.pid, addrs)
+        both, bad = 0, []
+        for a, e, r in zip(addrs, eu, res):
+            n = r and (r["func"] or r["data"] or {}).get("name")
+            if not e or e.startswith("()") or not n:
+                continue
+            both += 1
+            if e != n:
+                bad.append((hex(a), e, n))
+        t.ok(both > 200, "python3: %d of %d addresses named by both" %
+             (both, len(addrs)))
+        if not t.ok(not bad, "python3: maptap and eu-addr2line agree"):
+            t.diag("\n".join(map(str, bad[:20])))
+    finally:
+        p.communicate("x\n")
+
+
 def main():
     if not os.access(SYMQUERY, os.X_OK):
         t.skip("symquery not built (make check builds it)")
@@ -522,6 +563,7 @@ def main():
     test_vdso()
     test_debuginfo()
     test_against_eu()
+    test_python_against_eu()
     test_traced()
     test_jit()
     t.done()
