@@ -554,6 +554,53 @@ def test_python_against_eu():
         p.communicate("x\n")
 
 
+def test_cxx():
+    """A C++ program: names raw by default (as nm prints them), demangled
+    with -d exactly as c++filt demangles them."""
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if not cxx or not shutil.which("c++filt"):
+        t.skip("no C++ compiler or c++filt")
+        return
+    exe = os.path.join(t.tmpdir(), "m_cxx")
+    r = subprocess.run([cxx, "-O0", "-g", "-o", exe,
+                        os.path.join(t.TARGETS, "m_cxx.cc")],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    if not t.ok(r.returncode == 0, "build the C++ target"):
+        t.diag(r.stdout)
+        return
+    sizes = nm(exe)
+    first = [p for p in loads(exe) if p[1] == "LOAD" and p[2] == 0]
+    tg = Target(exe)
+    try:
+        s = tg.syms["cxx"]
+        # The bias from maps and the program headers: where offset 0 is
+        # mapped minus the vaddr of the PT_LOAD at offset 0.
+        with open("/proc/%d/maps" % tg.pid) as f:
+            start = [int(l.split("-")[0], 16) for l in f
+                     if l.split()[-1] == exe and l.split()[2] == "00000000"]
+        bias = start[0] - (first[0][3] & ~(PAGE - 1))
+        raw = {}
+        for key in ("compute", "twice", "counter"):
+            cands = [n for n, (v, sz) in sizes.items() if v + bias == s[key]]
+            raw[key] = cands[0] if len(cands) == 1 else None
+        plain = query(tg.pid, [s["compute"] + 1, s["twice"], s["counter"]])
+        dem = query(tg.pid, [s["compute"] + 1, s["twice"], s["counter"]],
+                    "-d")
+        for i, (key, kind) in enumerate((("compute", "func"),
+                                         ("twice", "func"),
+                                         ("counter", "data"))):
+            want = subprocess.run(["c++filt", raw[key] or ""],
+                                  stdout=subprocess.PIPE,
+                                  text=True).stdout.strip()
+            got_raw = ((plain[i] or {}).get(kind) or {}).get("name")
+            got_dem = ((dem[i] or {}).get(kind) or {}).get("name")
+            t.eq(got_raw, raw[key], "C++ %s: raw name as nm has it" % key)
+            t.eq(got_dem, want, "C++ %s: demangled as c++filt does" % key)
+    finally:
+        tg.stop()
+
+
 def main():
     if not os.access(SYMQUERY, os.X_OK):
         t.skip("symquery not built (make check builds it)")
@@ -564,6 +611,7 @@ def main():
     test_debuginfo()
     test_against_eu()
     test_python_against_eu()
+    test_cxx()
     test_traced()
     test_jit()
     t.done()
