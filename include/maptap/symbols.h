@@ -14,14 +14,15 @@
  *   - functions are STT_FUNC and STT_GNU_IFUNC symbols, data are
  *     STT_OBJECT and STT_COMMON symbols; STT_TLS values are offsets, not
  *     addresses, and are never used;
- *   - only defined symbols (st_shndx != SHN_UNDEF) with st_size > 0 count,
- *     and an address resolves to a symbol only when
+ *   - only defined symbols (st_shndx != SHN_UNDEF) of sections that
+ *     occupy memory (SHF_ALLOC) with st_size > 0 count, and an address
+ *     resolves to a symbol only when
  *     st_value <= a < st_value + st_size: an address outside every symbol
  *     is unresolved (never "the nearest symbol below");
  *   - when several symbols contain an address, the one that starts
  *     closest below it wins; at one start address STB_GLOBAL beats
- *     STB_WEAK beats STB_LOCAL, then the first in libdwfl's table order
- *     (the order eu-addr2line(1) uses).
+ *     STB_WEAK beats STB_LOCAL, then the smaller st_size, then the first
+ *     in libdwfl's table order (as eu-addr2line(1) chooses).
  *   - source file and line come from DWARF .debug_line
  *     (dwfl_module_getsrc), in the debuginfo file when separate.
  *
