@@ -217,11 +217,29 @@ def test_libraries():
     shutil.copy(lib, copy2)
     gone = os.path.join(d, "deleted.so")
     shutil.copy(lib, gone)
+    replaced = os.path.join(d, "replaced.so")
+    shutil.copy(lib, replaced)
+    other = t.build("m_lib", "-O2", shared=True,
+                    out=os.path.join(d, "other.so"))
     tg = Target(exe, ["dlopen:" + ttext, "dlopen:" + copy1,
                       "dlopen:" + copy2, "deleted:" + gone,
-                      "memfd:" + lib])
+                      "memfd:" + lib, "dlopen:" + replaced])
     try:
         t.ok(not os.path.exists(gone), "the deleted library is gone")
+        # Replace the file on disk by another build (a new inode at the
+        # same path): lookups must still read the mapped one.
+        os.replace(other, replaced)
+        want_id = re.search(r"Build ID: ([0-9a-f]+)", subprocess.run(
+            ["readelf", "-n", lib], stdout=subprocess.PIPE,
+            text=True).stdout).group(1)
+        now_id = re.search(r"Build ID: ([0-9a-f]+)", subprocess.run(
+            ["readelf", "-n", replaced], stdout=subprocess.PIPE,
+            text=True).stdout).group(1)
+        t.ok(want_id != now_id, "the replacement is another build")
+        check_libs("replaced", lib, tg, [("lib6", replaced)])
+        r = query(tg.pid, [tg.syms["lib6"]["m_lib_func"]])[0] or {}
+        t.eq((r.get("module") or {}).get("build_id"), want_id,
+             "replaced: the build-id of the mapped file, not the new one")
         check_libs("Ttext-segment", lib, tg, [("lib1", ttext)])
         check_libs("two copies", lib, tg, [("lib2", copy1),
                                            ("lib3", copy2)])
