@@ -1,0 +1,161 @@
+/* module_priv.h -- the module tracker's objects, shared by module*.c and
+ * sym*.c.  Private to libmaptap.
+ *
+ * Ownership: a tracker (struct maptap_modules) owns its files (the ELF
+ * cache), its address spaces and every instance ever created (live ones
+ * through their space, unloaded ones in its retired ring).  An instance
+ * holds a reference on its file; a file lives as long as any instance or
+ * the cache holds it.
+ */
+#ifndef MAPTAP_MODULE_PRIV_H
+#define MAPTAP_MODULE_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <libelf.h>
+
+#include <maptap/module.h>
+#include <maptap/symbols.h>
+
+#include "elf_priv.h"
+
+struct mt_symtab;
+struct mt_perfmap;
+
+/* One file as mapped: the bytes behind an inode at one version. */
+struct mt_file {
+	unsigned refs;
+	/* cache key: fstat of the opened file */
+	uint64_t st_dev, st_ino, size, mtime_ns;
+	bool is_vdso;
+	int fd;			/* open on the mapped bytes; -1 if none */
+	Elf *elf;		/* NULL when not ELF */
+	struct mt_elf_info info;	/* valid when elf != NULL */
+	enum maptap_module_type type;
+	char *path;		/* path of first sighting, no " (deleted)" */
+	char *build_id;		/* hex, or NULL */
+	char *error;		/* why not ELF; NULL if ELF or plainly not */
+	struct mt_symtab *syms;	/* built on first lookup (sym_index.c) */
+	bool syms_tried;
+};
+
+/* One instance: a file at one bias in one address space. */
+struct mt_inst {
+	struct mt_file *file;
+	pid_t pid;
+	uint64_t bias;
+	unsigned pieces;	/* live VMAs (pieces) that map it */
+	uint64_t load_ns;	/* time of the event that loaded it */
+	uint64_t unload_ns;	/* 0 while live */
+	char *path;		/* as this space maps it */
+	bool deleted;
+	struct maptap_module_info info;	/* strings point into file/inst */
+};
+
+/* One file-backed VMA (or part of one) of an address space. */
+struct mt_piece {
+	uint64_t start, end;	/* bytes */
+	uint64_t offset;	/* file offset at start, bytes */
+	uint32_t perms;
+	struct mt_inst *inst;
+	const struct mt_seg *seg;	/* NULL: no PT_LOAD maps it */
+};
+
+/* The modules of one address space. */
+struct mt_space {
+	pid_t pid;
+	struct mt_piece *p;	/* sorted by start, disjoint */
+	size_t n, cap;
+	struct mt_inst **inst;	/* live instances */
+	size_t ninst, inst_cap;
+	struct mt_perfmap *perfmap;	/* read on first need (sym_perfmap.c) */
+};
+
+struct maptap_modules {
+	struct mt_file **files;	/* the cache */
+	size_t nfiles, files_cap;
+	struct mt_space **spaces;
+	size_t nspaces, spaces_cap;
+	struct mt_inst **retired;	/* ring of unloaded instances */
+	size_t retired_cap, retired_n, retired_head;
+	struct maptap_modules_stats stats;
+	struct maptap_sym_stats sym_stats;
+	/* demangler: __cxa_demangle from libstdc++, loaded on first use */
+	void *cxx_handle;
+	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
+	bool cxx_tried;
+	char *demangled[2];	/* last demangled func and data names */
+	char *debuginfo_path;	/* NULL: libdwfl's default */
+	/* libdwfl callbacks of every Dwfl of this tracker (sym_index.c);
+	 * they must outlive those Dwfls. */
+	const void *dwfl_callbacks;
+};
+
+/* ---- module_file.c: opening mapped files, the ELF cache ---- */
+
+/* The file behind the file-backed VMA V of process PID, from the cache
+ * or opened now (see maptap/module.h for the order of attempts).  A
+ * reference for the caller.  Returns 0, -ENOENT when no way to open it
+ * worked, -ENOMEM. */
+int mt_file_get(struct maptap_modules *m, pid_t pid,
+		const struct maptap_vma *v, struct mt_file **out);
+
+/* The [vdso] image of PID (V is its VMA), read from its memory. */
+int mt_file_get_vdso(struct maptap_modules *m, pid_t pid,
+		     const struct maptap_vma *v, struct mt_file **out);
+
+void mt_file_put(struct mt_file *f);
+
+/* Free the whole cache. */
+void mt_files_free(struct maptap_modules *m);
+
+/* ---- module.c ---- */
+
+/* The space of PID, or NULL. */
+struct mt_space *mt_space_find(const struct maptap_modules *m, pid_t pid);
+
+/* The instance of PID's space covering ADDR (live now when TIME_NS is 0;
+ * else live at TIME_NS, retired ones included), and the PT_LOAD whose
+ * memory image holds ADDR in *SEG (NULL for a non-ELF file). */
+struct mt_inst *mt_inst_at(struct maptap_modules *m, pid_t pid,
+			   uint64_t addr, uint64_t time_ns,
+			   const struct mt_seg **seg);
+
+/* ---- sym_index.c ---- */
+
+/* Build F's symbol index if not done yet.  Returns it, or NULL when F has
+ * no usable symbols (remembered: never retried). */
+struct mt_symtab *mt_symtab_get(struct maptap_modules *m, struct mt_file *f);
+
+void mt_symtab_free(struct mt_symtab *t);
+
+/* Free the tracker's libdwfl callbacks (after every symtab is freed). */
+void mt_symtab_callbacks_free(struct maptap_modules *m);
+
+/* Function (FUNC true) or data symbol of F containing VADDR (module
+ * relative, bytes): 0 and *SYM with addr == st_value, or -ENOENT. */
+int mt_symtab_lookup(const struct mt_symtab *t, bool func, uint64_t vaddr,
+		     struct maptap_sym *sym);
+
+/* Source file and line of VADDR; 0 or -ENOENT. */
+int mt_symtab_srcline(struct mt_symtab *t, uint64_t vaddr,
+		      const char **file, int *line);
+
+/* ---- sym_perfmap.c ---- */
+
+/* The JIT function of SP's /tmp/perf-PID.map containing ADDR (re-read if
+ * the file grew): 0 with *MOD (type jit, bias 0) and *SYM, -ENOENT, or
+ * -ENOMEM. */
+int mt_perfmap_lookup(struct mt_space *sp, uint64_t addr,
+		      struct maptap_module_info *mod, struct maptap_sym *sym);
+
+void mt_perfmap_free(struct mt_perfmap *pm);
+
+/* ---- sym_lookup.c ---- */
+
+/* Release the demangler's library and buffers. */
+void mt_demangler_free(struct maptap_modules *m);
+
+#endif

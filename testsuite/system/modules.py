@@ -1,0 +1,638 @@
+#!/usr/bin/env python3
+"""modules.py -- system tests of maptap's module, segment and symbol layer.
+
+Each case builds testsuite/targets/m_main.c (and m_lib.c) at test time in
+one link-time variant, runs it, and resolves addresses of the live
+process with testsuite/unit/symquery (libmaptap's maptap_sym_lookup).
+Expected results come from elsewhere: the addresses the target prints for
+its own symbols, the load biases its dynamic linker reports
+(dl_iterate_phdr), and nm/readelf on the built files.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import mttest as t  # noqa: E402
+
+SYMQUERY = os.path.join(t.BUILDDIR, "testsuite", "unit", "symquery")
+PAGE = 4096
+
+
+class Target:
+    """A running m_main: its symbols, biases and vdso address."""
+
+    def __init__(self, exe, args=()):
+        self.proc = subprocess.Popen([exe] + list(args), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+        self.pid = self.proc.pid
+        self.syms = {}
+        self.bias = {}
+        self.vdso = None
+        for line in self.proc.stdout:
+            w = line.split(None, 2)
+            if w[0] == "ready":
+                break
+            if w[0] == "sym":
+                n, a = w[2].split()
+                self.syms.setdefault(w[1], {})[n] = int(a, 16)
+            elif w[0] == "bias":
+                self.bias[w[2].rstrip("\n")] = int(w[1], 16)
+            elif w[0] == "vdso":
+                self.vdso = int(w[1], 16)
+
+    def stop(self):
+        try:
+            self.proc.communicate("x\n", timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate()
+
+
+def query(pid, addrs, *opts):
+    r = subprocess.run([SYMQUERY] + list(opts) + [str(pid)] +
+                       ["%x" % a for a in addrs], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        t.diag("symquery failed: " + r.stderr)
+        return [None] * len(addrs)
+    return [json.loads(l) for l in r.stdout.splitlines()]
+
+
+def nm(path, *opts):
+    """{name: (value, size)} of the sized symbols nm lists."""
+    out = subprocess.run(["nm", "-S", "--defined-only"] + list(opts) + [path],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         text=True).stdout
+    res = {}
+    for line in out.splitlines():
+        w = line.split()
+        if len(w) == 4:
+            res[w[3]] = (int(w[0], 16), int(w[1], 16))
+    return res
+
+
+def loads(path):
+    """Program headers of PATH as readelf prints them: a list of
+    (index, type, offset, vaddr, filesz, memsz, flags)."""
+    out = subprocess.run(["readelf", "-lW", path], stdout=subprocess.PIPE,
+                         text=True).stdout
+    res = []
+    for line in out.splitlines():
+        w = line.split()
+        if not w or not re.match(r"^[A-Z_]+$", w[0]) or len(w) < 7 or \
+                not w[1].startswith("0x"):
+            continue
+        flags = "".join(x for x in w[6:-1] if x in ("R", "W", "E", "RW",
+                                                   "RE", "RWE"))
+        res.append((len(res), w[0], int(w[1], 16), int(w[2], 16),
+                    int(w[4], 16), int(w[5], 16), flags))
+    return res
+
+
+def expect_kind(phdrs, vaddr):
+    """(index, kind) of the PT_LOAD holding VADDR, by the DESIGN.md rules,
+    for an address in a process that has finished relocation."""
+    relro = [p for p in phdrs if p[1] == "GNU_RELRO"]
+    for p in phdrs:
+        if p[1] != "LOAD" or not p[3] <= vaddr < p[3] + p[5]:
+            continue
+        if "E" in p[6]:
+            return p[0], "text"
+        if "W" not in p[6]:
+            return p[0], "rodata"
+        for r in relro:
+            lo, hi = r[3] & ~(PAGE - 1), (r[3] + r[5]) & ~(PAGE - 1)
+            if lo <= vaddr < hi:
+                return p[0], "relro"
+        if vaddr >= (p[3] + p[4] + PAGE - 1) & ~(PAGE - 1):
+            return p[0], "bss"
+        return p[0], "data"
+    return None, None
+
+
+def check_sym(res, kind, name, addr, off, size, what):
+    s = res and res.get(kind)
+    got = s and (s["name"], int(s["addr"], 16), int(s["offset"], 16),
+                 int(s["size"], 16))
+    t.eq(got, (name, addr, off, size), what)
+
+
+def check_main(label, exe, pie):
+    tg = Target(exe)
+    try:
+        sizes = nm(exe)
+        phdrs = loads(exe)
+        bias = tg.bias.get("-")
+        mine = tg.syms["main"]
+        cases = [("func", "m_func", 0), ("func", "m_func", 1),
+                 ("data", "m_data", 2), ("data", "m_rodata", 3),
+                 ("data", "m_bss_a", 63), ("data", "m_bss_b", 0),
+                 ("data", "m_bss_big", 2 * PAGE + 5)]
+        res = query(tg.pid, [mine[n] + o for _, n, o in cases])
+        r0 = res[0] or {}
+        mod = r0.get("module") or {}
+        t.eq(mod.get("type"), "dyn" if pie else "exec", label + ": type")
+        t.eq(int(mod.get("bias", "0x1"), 16), bias,
+             label + ": bias is the dynamic linker's")
+        t.eq(mod.get("path"), exe, label + ": path")
+        for (kind, name, off), r in zip(cases, res):
+            check_sym(r, kind, name, mine[name], off, sizes[name][1],
+                      "%s: %s+%d" % (label, name, off))
+            want = expect_kind(phdrs, mine[name] + off - bias)
+            seg = r and r.get("segment") or {}
+            t.eq((seg.get("index"), seg.get("kind")), want,
+                 "%s: segment of %s+%d" % (label, name, off))
+        # The first text byte outside every sized symbol (.init, the PLT,
+        # padding): in the module, in no function.
+        text = [p for p in phdrs if p[1] == "LOAD" and "E" in p[6]][0]
+        spans = sorted(sizes.values())
+        gap = text[3]
+        for v, sz in spans:
+            if v <= gap < v + sz:
+                gap = v + sz
+        r = query(tg.pid, [gap + bias])[0]
+        t.ok(r and r["module"] and r["func"] is None,
+             "%s: text byte %#x outside every symbol is unresolved" %
+             (label, gap))
+    finally:
+        tg.stop()
+
+
+def check_libs(label, lib, tg, tags):
+    """Library symbols of TAGS in target TG resolve, at the biases its
+    dynamic linker reports, to the names, starts and sizes nm gives."""
+    sizes = nm(lib)
+    for tag, path in tags:
+        s = tg.syms[tag]
+        res = query(tg.pid, [s["m_lib_func"] + 4, s["m_lib_data"] + 1,
+                             s["m_lib_bss"] + 200])
+        check_sym(res[0], "func", "m_lib_func", s["m_lib_func"], 4,
+                  sizes["m_lib_func"][1], "%s %s: m_lib_func+4" % (label, tag))
+        check_sym(res[1], "data", "m_lib_data", s["m_lib_data"], 1,
+                  sizes["m_lib_data"][1], "%s %s: m_lib_data+1" % (label, tag))
+        check_sym(res[2], "data", "m_lib_bss", s["m_lib_bss"], 200,
+                  sizes["m_lib_bss"][1], "%s %s: m_lib_bss+200" % (label, tag))
+        mod = (res[0] or {}).get("module") or {}
+        if path is not None:
+            t.eq(mod.get("path"), path, "%s %s: module path" % (label, tag))
+            want = tg.bias.get(path)
+            t.eq(int(mod.get("bias", "0x1"), 16), want,
+                 "%s %s: bias is the dynamic linker's" % (label, tag))
+
+
+def test_executables():
+    variants = [
+        ("pie", ["-fPIE", "-pie"], True),
+        ("non-pie", ["-fno-PIE", "-no-pie"], False),
+        ("pie separate-code", ["-fPIE", "-pie", "-Wl,-z,separate-code"], True),
+        ("pie noseparate-code", ["-fPIE", "-pie", "-Wl,-z,noseparate-code"],
+         True),
+        ("non-pie noseparate-code", ["-fno-PIE", "-no-pie",
+                                     "-Wl,-z,noseparate-code"], False),
+        ("pie 2MiB pages", ["-fPIE", "-pie", "-Wl,-z,max-page-size=0x200000",
+                            "-Wl,-z,common-page-size=0x200000"], True),
+    ]
+    for i, (label, flags, pie) in enumerate(variants):
+        exe = t.build("m_main", *flags, out=os.path.join(t.tmpdir(),
+                                                         "m_main%d" % i))
+        check_main(label, exe, pie)
+
+
+def test_libraries():
+    d = t.tmpdir()
+    lib = t.build("m_lib", shared=True, out=os.path.join(d, "m_lib.so"))
+    exe = t.build("m_main", out=os.path.join(d, "m_main_libs"))
+    ttext = t.build("m_lib", "-Wl,-Ttext-segment=0x10000000", shared=True,
+                    out=os.path.join(d, "m_lib_ttext.so"))
+    spaced = os.path.join(d, "dir with space")
+    os.mkdir(spaced)
+    copy1 = os.path.join(spaced, "copy one.so")
+    copy2 = os.path.join(d, "copy2.so")
+    shutil.copy(lib, copy1)
+    shutil.copy(lib, copy2)
+    gone = os.path.join(d, "deleted.so")
+    shutil.copy(lib, gone)
+    replaced = os.path.join(d, "replaced.so")
+    shutil.copy(lib, replaced)
+    other = t.build("m_lib", "-O2", shared=True,
+                    out=os.path.join(d, "other.so"))
+    tg = Target(exe, ["dlopen:" + ttext, "dlopen:" + copy1,
+                      "dlopen:" + copy2, "deleted:" + gone,
+                      "memfd:" + lib, "dlopen:" + replaced])
+    try:
+        t.ok(not os.path.exists(gone), "the deleted library is gone")
+        # Replace the file on disk by another build (a new inode at the
+        # same path): lookups must still read the mapped one.
+        os.replace(other, replaced)
+        want_id = re.search(r"Build ID: ([0-9a-f]+)", subprocess.run(
+            ["readelf", "-n", lib], stdout=subprocess.PIPE,
+            text=True).stdout).group(1)
+        now_id = re.search(r"Build ID: ([0-9a-f]+)", subprocess.run(
+            ["readelf", "-n", replaced], stdout=subprocess.PIPE,
+            text=True).stdout).group(1)
+        t.ok(want_id != now_id, "the replacement is another build")
+        check_libs("replaced", lib, tg, [("lib6", replaced)])
+        r = query(tg.pid, [tg.syms["lib6"]["m_lib_func"]])[0] or {}
+        t.eq((r.get("module") or {}).get("build_id"), want_id,
+             "replaced: the build-id of the mapped file, not the new one")
+        check_libs("Ttext-segment", lib, tg, [("lib1", ttext)])
+        check_libs("two copies", lib, tg, [("lib2", copy1),
+                                           ("lib3", copy2)])
+        check_libs("deleted", lib, tg, [("lib4", gone)])
+        check_libs("memfd", lib, tg, [("lib5", None)])
+        res = query(tg.pid, [tg.syms["lib1"]["m_lib_func"],
+                             tg.syms["lib2"]["m_lib_func"],
+                             tg.syms["lib5"]["m_lib_func"]])
+        seg = (res[0] or {}).get("segment") or {}
+        want = [p for p in loads(ttext) if p[1] == "LOAD" and "E" in p[6]]
+        t.eq(int(seg.get("p_vaddr", "0x1"), 16), want[0][3] if want else None,
+             "Ttext-segment: text p_vaddr from the file's headers")
+        b = [(r or {}).get("module", {}).get("build_id") for r in res]
+        t.ok(b[1] and b[1] == b[2] and b[0] != b[1],
+             "copies share a build-id, another build differs")
+        t.ok(res[2] and res[2]["module"]["path"].startswith("/memfd:m_lib"),
+             "memfd library named as maps names it: %s" %
+             (res[2] and res[2]["module"]["path"]))
+    finally:
+        tg.stop()
+
+
+def vdso_symbols(pid, start, end):
+    """{value: [names]} of the vdso's dynamic symbols, from the image
+    read out of the process and readelf."""
+    path = os.path.join(t.tmpdir(), "vdso.so")
+    with open("/proc/%d/mem" % pid, "rb") as f:
+        f.seek(start)
+        img = f.read(end - start)
+    with open(path, "wb") as f:
+        f.write(img)
+    out = subprocess.run(["readelf", "--dyn-syms", "-W", path],
+                         stdout=subprocess.PIPE, text=True).stdout
+    res = {}
+    for line in out.splitlines():
+        w = line.split()
+        if len(w) >= 8 and w[3] == "FUNC" and w[0].endswith(":"):
+            res.setdefault(int(w[1], 16), []).append(w[7].split("@")[0])
+    return res, loads(path)
+
+
+def test_vdso():
+    exe = t.build("m_main", out=os.path.join(t.tmpdir(), "m_main_vdso"))
+    tg = Target(exe)
+    try:
+        rng = None
+        with open("/proc/%d/maps" % tg.pid) as f:
+            for line in f:
+                if line.rstrip().endswith("[vdso]"):
+                    a, b = line.split()[0].split("-")
+                    rng = (int(a, 16), int(b, 16))
+        if not t.ok(rng and rng[0] == tg.vdso, "vdso at AT_SYSINFO_EHDR"):
+            return
+        syms, phdrs = vdso_symbols(tg.pid, *rng)
+        base = min(p[3] for p in phdrs if p[1] == "LOAD")
+        cg = [v for v, n in syms.items() if "clock_gettime" in n]
+        if not t.ok(cg, "readelf finds clock_gettime in the vdso"):
+            return
+        r = query(tg.pid, [rng[0] + cg[0] - base + 1])[0] or {}
+        t.eq((r.get("module") or {}).get("type"), "vdso", "vdso module type")
+        t.eq((r.get("module") or {}).get("path"), "[vdso]", "vdso module name")
+        f = r.get("func") or {}
+        t.ok(f.get("name") in syms[cg[0]] and f.get("offset") == "0x1",
+             "clock_gettime+1 resolves to %s+1 (one of %s)" %
+             (f.get("name"), syms[cg[0]]))
+    finally:
+        tg.stop()
+
+
+def test_debuginfo():
+    d = t.tmpdir()
+    exe = t.build("m_main", out=os.path.join(d, "m_dbg"))
+    sizes = nm(exe)
+    dbg = exe + ".debug"
+    subprocess.run(["objcopy", "--only-keep-debug", exe, dbg], check=True)
+    linked = os.path.join(d, "m_dbg_link")
+    subprocess.run(["objcopy", "--strip-all", "--add-gnu-debuglink=" + dbg,
+                    exe, linked], check=True)
+    byid = os.path.join(d, "m_dbg_id")
+    subprocess.run(["objcopy", "--strip-all", exe, byid], check=True)
+    bid = subprocess.run(["readelf", "-n", exe], stdout=subprocess.PIPE,
+                         text=True).stdout
+    bid = re.search(r"Build ID: ([0-9a-f]+)", bid).group(1)
+    root = os.path.join(d, "debugroot")
+    os.makedirs(os.path.join(root, ".build-id", bid[:2]))
+    shutil.copy(dbg, os.path.join(root, ".build-id", bid[:2],
+                                  bid[2:] + ".debug"))
+    t.ok("m_func" not in nm(linked) and "m_func" not in nm(byid),
+         "stripped binaries have no m_func symbol")
+    for label, path, opts in (("debuglink", linked, []),
+                              ("build-id", byid, ["-D", root])):
+        tg = Target(path)
+        try:
+            f = tg.syms["main"]["m_func"]
+            r = query(tg.pid, [f + 2, tg.syms["main"]["m_bss_b"] + 1],
+                      "-l", *opts)
+            check_sym(r[0], "func", "m_func", f, 2, sizes["m_func"][1],
+                      label + ": m_func+2 from separate debuginfo")
+            check_sym(r[1], "data", "m_bss_b", tg.syms["main"]["m_bss_b"], 1,
+                      64, label + ": m_bss_b+1 from separate debuginfo")
+            t.ok(r[0] and (r[0]["file"] or "").endswith("m_main.c") and
+                 r[0]["line"] > 0, label + ": file:line from debuginfo")
+        finally:
+            tg.stop()
+
+
+def eu_names(pid, addrs):
+    """eu-addr2line -S's symbol names (None where it says ??)."""
+    r = subprocess.run(["eu-addr2line", "--pid=%d" % pid, "-S"] +
+                       ["0x%x" % a for a in addrs], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    lines = r.stdout.splitlines()
+    res = []
+    for i in range(0, len(lines) - 1, 2):
+        s = lines[i]
+        res.append(None if s.startswith("??") else re.sub(r"\+0x[0-9a-f]+$",
+                                                           "", s))
+    return res
+
+
+def sized_names(paths):
+    """Names nm lists with a non-zero size in any of PATHS (dynamic
+    symbols included)."""
+    names = set()
+    for p in paths:
+        for opts in ((), ("-D",)):
+            names.update(n for n, (v, sz) in nm(p, *opts).items() if sz)
+    return names
+
+
+def debug_file(build_id):
+    p = "/usr/lib/debug/.build-id/%s/%s.debug" % (build_id[:2], build_id[2:])
+    return p if os.path.exists(p) else None
+
+
+def test_against_eu():
+    """Text addresses of libc and the target: where eu-addr2line names a
+    symbol that has a size, maptap names the same one.  (eu-addr2line
+    also answers with sizeless labels such as _init and the nearest
+    symbol below; maptap by design does not.)"""
+    if not shutil.which("eu-addr2line"):
+        t.skip("eu-addr2line not installed")
+        return
+    exe = t.build("m_main", out=os.path.join(t.tmpdir(), "m_main_eu"))
+    tg = Target(exe)
+    try:
+        addrs, files = [], set()
+        with open("/proc/%d/maps" % tg.pid) as f:
+            for line in f:
+                w = line.split()
+                if len(w) >= 6 and w[1] == "r-xp" and \
+                        ("libc.so" in w[5] or w[5] == exe):
+                    a, b = (int(x, 16) for x in w[0].split("-"))
+                    step = max((b - a) // 150, 1)
+                    addrs += list(range(a + 17, b, step))
+                    files.add(w[5])
+        eu = eu_names(tg.pid, addrs)
+        res = query(tg.pid, addrs)
+        for r in res:
+            bid = r and r["module"] and r["module"]["build_id"]
+            if bid and debug_file(bid):
+                files.add(debug_file(bid))
+        sized = sized_names(files)
+        mine = [(r or {}).get("func") for r in res]
+        mine = [m and m["name"] for m in mine]
+        both = [(a, e, m) for a, e, m in zip(addrs, eu, mine)
+                if e and e in sized]
+        bad = [(hex(a), e, m) for a, e, m in both if e != m]
+        t.ok(len(both) > 100, "eu-addr2line names %d of %d addresses "
+             "with sized symbols" % (len(both), len(addrs)))
+        if not t.ok(not bad, "maptap agrees on all of them"):
+            t.diag("\n".join(map(str, bad[:20])))
+        other = [(hex(a), e, m) for a, e, m in zip(addrs, eu, mine)
+                 if e and e not in sized]
+        t.diag("eu-addr2line's other answers (labels, nearest below): %d,"
+               " e.g. %s" % (len(other), other[:3]))
+        extra = sum(1 for e, m in zip(eu, mine) if m and not e)
+        t.diag("maptap names %d addresses eu-addr2line does not" % extra)
+    finally:
+        tg.stop()
+
+
+def test_traced():
+    """Under a session (symquery -t): module_load/module_unload from real
+    events, segment kinds on range events, and an address of a library
+    that was dlclosed resolving as it was when recorded, while the same
+    address now belongs to another library."""
+    d = t.tmpdir()
+    lib = t.build("m_lib", shared=True, out=os.path.join(d, "traced.so"))
+    lib2 = os.path.join(d, "traced2.so")
+    shutil.copy(lib, lib2)
+    exe = t.build("m_main", out=os.path.join(d, "m_main_traced"))
+    out = os.path.join(d, "traced.out")
+    p = subprocess.Popen([SYMQUERY, "-t", "-o", out, exe, "close:" + lib,
+                          "dlopen:" + lib2], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True)
+    events = []
+    for line in p.stdout:
+        ev = json.loads(line)
+        if ev["event"] == "end":
+            break
+        events.append(ev)
+    syms = {}
+    with open(out) as f:
+        for line in f:
+            w = line.split()
+            if w[0] == "sym":
+                syms.setdefault(w[1], {})[w[2]] = int(w[3], 16)
+    pid = events[0]["pid"] if events else 0
+    load = [e for e in events if e["event"] == "module_load" and
+            e["path"] == lib]
+    unload = [e for e in events if e["event"] == "module_unload" and
+              e["path"] == lib]
+    t.ok(len(load) == 1 and len(unload) == 1 and
+         load[0]["bias"] == unload[0]["bias"],
+         "one module_load and one module_unload of the dlclosed library")
+    kinds = set(e["segment"]["kind"] for e in events
+                if e.get("module") and e["module"]["path"] == lib and
+                e.get("segment"))
+    t.ok({"text", "rodata", "relro"} <= kinds,
+         "its range events carry segment kinds %s" % sorted(kinds))
+    mains = [e for e in events if e["event"] == "module_load" and
+             e["path"] == exe]
+    t.ok(len(mains) == 1 and mains[0]["type"] == "dyn",
+         "the executable is loaded once, as dyn")
+    if not (load and unload and "lib1" in syms):
+        p.kill()
+        p.communicate()
+        t.ok(False, "traced run incomplete")
+        return
+    f = syms["lib1"]["m_lib_func"] + 4
+    bss = syms["lib1"]["m_lib_bss"] + 5
+    when = unload[0]["time_ns"] - 1
+    q = "%d %d %x\n%d %d %x\n%d 0 %x\n" % (pid, when, f, pid, when, bss,
+                                            pid, f)
+    ans, _ = p.communicate(q, timeout=60)
+    ans = [json.loads(l) for l in ans.splitlines()]
+    if not t.eq(len(ans), 3, "three answers after the run"):
+        return
+    check_sym(ans[0], "func", "m_lib_func", f - 4, 4, nm(lib)["m_lib_func"][1],
+              "dlclosed: m_lib_func+4 as it was when recorded")
+    t.eq((ans[0].get("module") or {}).get("path"), lib,
+         "dlclosed: module as it was")
+    check_sym(ans[1], "data", "m_lib_bss", bss - 5, 5,
+              nm(lib)["m_lib_bss"][1], "dlclosed: m_lib_bss+5 as it was")
+    now = (ans[2].get("module") or {}).get("path")
+    t.ok(now != lib, "now the address is not the closed library's (%s)" %
+         now)
+
+
+def test_jit():
+    """JIT code described in /tmp/perf-PID.map, including a line the
+    target appends later."""
+    exe = t.build("m_jit", out=os.path.join(t.tmpdir(), "m_jit"))
+    p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    jit = {}
+
+    def read_until_ready():
+        for line in p.stdout:
+            w = line.split(None, 1)
+            if w[0] == "ready":
+                return
+            name_addr_size = w[1].rsplit(None, 2)
+            jit[name_addr_size[0]] = (int(name_addr_size[1], 16),
+                                      int(name_addr_size[2]))
+    try:
+        read_until_ready()
+        a1, s1 = jit["jit_first"]
+        a2, s2 = jit["jit::second(int)"]
+        r = query(p.pid, [a1 + 3, a2, a1 + s1 + 4])
+        check_sym(r[0], "func", "jit_first", a1, 3, s1, "jit: jit_first+3")
+        t.eq(((r[0] or {}).get("module") or {}).get("type"), "jit",
+             "jit: module type")
+        t.eq(((r[0] or {}).get("module") or {}).get("path"),
+             "/tmp/perf-%d.map" % p.pid, "jit: module path is the perf map")
+        check_sym(r[1], "func", "jit::second(int)", a2, 0, s2,
+                  "jit: a name with spaces and punctuation, raw")
+        t.ok(r[2] is not None and r[2]["func"] is None,
+             "jit: between two entries is unresolved")
+        p.stdin.write("more\n")
+        p.stdin.flush()
+        read_until_ready()
+        a3, s3 = jit["jit_third"]
+        r = query(p.pid, [a3 + 1])
+        check_sym(r[0], "func", "jit_third", a3, 1, s3,
+                  "jit: a line appended later")
+    finally:
+        p.communicate("x\n")
+
+
+def test_python_against_eu():
+    """A real program: python3 (this interpreter) waiting on stdin.  Text,
+    read-only and data addresses across every ELF file it maps; wherever
+    eu-addr2line names a symbol and maptap names one (function or data),
+    they are the same."""
+    if not shutil.which("eu-addr2line"):
+        t.skip("eu-addr2line not installed")
+        return
+    p = subprocess.Popen([sys.executable, "-c",
+                          "import sys; print('ready', flush=True); "
+                          "sys.stdin.readline()"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    p.stdout.readline()
+    try:
+        addrs = []
+        with open("/proc/%d/maps" % p.pid) as f:
+            for line in f:
+                w = line.split()
+                if len(w) >= 6 and w[1] in ("r-xp", "r--p", "rw-p") and \
+                        w[5].startswith("/") and "locale" not in w[5]:
+                    a, b = (int(x, 16) for x in w[0].split("-"))
+                    addrs += list(range(a + 13, b, max((b - a) // 60, 1)))
+        eu = eu_names(p.pid, addrs)
+        res = query(p.pid, addrs)
+        both, bad = 0, []
+        for a, e, r in zip(addrs, eu, res):
+            n = r and (r["func"] or r["data"] or {}).get("name")
+            if not e or e.startswith("()") or not n:
+                continue
+            both += 1
+            if e != n:
+                bad.append((hex(a), e, n))
+        t.ok(both > 200, "python3: %d of %d addresses named by both" %
+             (both, len(addrs)))
+        if not t.ok(not bad, "python3: maptap and eu-addr2line agree"):
+            t.diag("\n".join(map(str, bad[:20])))
+    finally:
+        p.communicate("x\n")
+
+
+def test_cxx():
+    """A C++ program: names raw by default (as nm prints them), demangled
+    with -d exactly as c++filt demangles them."""
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if not cxx or not shutil.which("c++filt"):
+        t.skip("no C++ compiler or c++filt")
+        return
+    exe = os.path.join(t.tmpdir(), "m_cxx")
+    r = subprocess.run([cxx, "-O0", "-g", "-o", exe,
+                        os.path.join(t.TARGETS, "m_cxx.cc")],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    if not t.ok(r.returncode == 0, "build the C++ target"):
+        t.diag(r.stdout)
+        return
+    sizes = nm(exe)
+    first = [p for p in loads(exe) if p[1] == "LOAD" and p[2] == 0]
+    tg = Target(exe)
+    try:
+        s = tg.syms["cxx"]
+        # The bias from maps and the program headers: where offset 0 is
+        # mapped minus the vaddr of the PT_LOAD at offset 0.
+        with open("/proc/%d/maps" % tg.pid) as f:
+            start = [int(l.split("-")[0], 16) for l in f
+                     if l.split()[-1] == exe and l.split()[2] == "00000000"]
+        bias = start[0] - (first[0][3] & ~(PAGE - 1))
+        raw = {}
+        for key in ("compute", "twice", "counter"):
+            cands = [n for n, (v, sz) in sizes.items() if v + bias == s[key]]
+            raw[key] = cands[0] if len(cands) == 1 else None
+        plain = query(tg.pid, [s["compute"] + 1, s["twice"], s["counter"]])
+        dem = query(tg.pid, [s["compute"] + 1, s["twice"], s["counter"]],
+                    "-d")
+        for i, (key, kind) in enumerate((("compute", "func"),
+                                         ("twice", "func"),
+                                         ("counter", "data"))):
+            want = subprocess.run(["c++filt", raw[key] or ""],
+                                  stdout=subprocess.PIPE,
+                                  text=True).stdout.strip()
+            got_raw = ((plain[i] or {}).get(kind) or {}).get("name")
+            got_dem = ((dem[i] or {}).get(kind) or {}).get("name")
+            t.eq(got_raw, raw[key], "C++ %s: raw name as nm has it" % key)
+            t.eq(got_dem, want, "C++ %s: demangled as c++filt does" % key)
+    finally:
+        tg.stop()
+
+
+def main():
+    if not os.access(SYMQUERY, os.X_OK):
+        t.skip("symquery not built (make check builds it)")
+        t.done()
+    test_executables()
+    test_libraries()
+    test_vdso()
+    test_debuginfo()
+    test_against_eu()
+    test_python_against_eu()
+    test_cxx()
+    test_traced()
+    test_jit()
+    t.done()
+
+
+main()
