@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include <maptap/event.h>
+#include <maptap/module.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -84,6 +85,30 @@ static void text_range(FILE *fp, const struct maptap_event *ev)
 	default:
 		break;
 	}
+	if (ev->where && ev->where->has_module)
+		fprintf(fp, " {%s%s%s}",
+			maptap_module_type_name(ev->where->module.type),
+			ev->where->has_segment ? " " : "",
+			ev->where->has_segment ?
+			maptap_segment_kind_name(ev->where->segment.kind) : "");
+}
+
+int maptap_module_event_print_text(FILE *fp,
+				   const struct maptap_module_event *me,
+				   uint64_t base_ns)
+{
+	uint64_t t = me->time_ns >= base_ns ? me->time_ns - base_ns : 0;
+	const struct maptap_module_info *mi = me->module;
+	char who[32];
+
+	snprintf(who, sizeof(who), "%d/%d", (int)me->pid, (int)me->tid);
+	fprintf(fp, "%5" PRIu64 ".%06" PRIu64 " %-13s %-7s %s bias 0x%" PRIx64
+		" %s build-id %s [%s]\n", t / 1000000000, t / 1000 % 1000000,
+		who, me->kind == MAPTAP_MODULE_LOAD ? "load" : "unload",
+		mi->path, mi->bias, maptap_module_type_name(mi->type),
+		mi->build_id ? mi->build_id : "-",
+		me->syscall ? me->syscall : "-");
+	return stream_status(fp);
 }
 
 static void text_status(FILE *fp, int status)
@@ -223,6 +248,45 @@ static void json_vma(FILE *fp, const struct maptap_vma *v)
 		fputs("null", fp);
 }
 
+static void json_where(FILE *fp, const struct maptap_module_desc *d)
+{
+	const struct maptap_module_info *mi = &d->module;
+	const struct maptap_segment_info *si = &d->segment;
+
+	if (!d->has_module)
+		return;
+	fputs(",\"module\":{\"path\":", fp);
+	json_cstr(fp, mi->path);
+	fputs(",\"build_id\":", fp);
+	json_cstr(fp, mi->build_id);
+	fprintf(fp, ",\"bias\":\"0x%" PRIx64 "\",\"type\":\"%s\"}", mi->bias,
+		maptap_module_type_name(mi->type));
+	if (!d->has_segment)
+		return;
+	fprintf(fp, ",\"segment\":{\"index\":%d,\"kind\":\"%s\",\"p_vaddr\":"
+		"\"0x%" PRIx64 "\",\"p_offset\":\"0x%" PRIx64 "\"}", si->index,
+		maptap_segment_kind_name(si->kind), si->p_vaddr, si->p_offset);
+}
+
+int maptap_module_event_print_json(FILE *fp,
+				   const struct maptap_module_event *me)
+{
+	const struct maptap_module_info *mi = me->module;
+
+	fprintf(fp, "{\"event\":\"%s\",\"pid\":%d,\"tid\":%d,\"time_ns\":%"
+		PRIu64 ",\"syscall\":", me->kind == MAPTAP_MODULE_LOAD ?
+		"module_load" : "module_unload", (int)me->pid, (int)me->tid,
+		me->time_ns);
+	json_cstr(fp, me->syscall);
+	fputs(",\"path\":", fp);
+	json_cstr(fp, mi->path);
+	fputs(",\"build_id\":", fp);
+	json_cstr(fp, mi->build_id);
+	fprintf(fp, ",\"bias\":\"0x%" PRIx64 "\",\"type\":\"%s\"}\n",
+		mi->bias, maptap_module_type_name(mi->type));
+	return stream_status(fp);
+}
+
 int maptap_event_print_json(FILE *fp, const struct maptap_event *ev)
 {
 	fprintf(fp, "{\"event\":\"%s\",\"pid\":%d,\"tid\":%d,\"time_ns\":%"
@@ -266,6 +330,8 @@ int maptap_event_print_json(FILE *fp, const struct maptap_event *ev)
 			json_vma(fp, &ev->old);
 			fputc('}', fp);
 		}
+		if (ev->where)
+			json_where(fp, ev->where);
 		break;
 	}
 	fputs("}\n", fp);

@@ -29,6 +29,7 @@ struct log_ctx {
 	bool json;
 	bool out_failed;
 	uint64_t base_ns;
+	struct maptap_modules *modules;	/* NULL: no module layer */
 };
 
 /* The one piece of process-wide state: a signal handler has no argument,
@@ -254,15 +255,36 @@ static char **split_command(const char *cmd)
 	return argv;
 }
 
-static int log_event(const struct maptap_event *ev, void *arg)
+static int log_module_event(const struct maptap_module_event *me, void *arg)
 {
 	struct log_ctx *c = arg;
-	int err;
 
 	if (c->out_failed)
 		return 0;
-	err = c->json ? maptap_event_print_json(c->out, ev) :
-			maptap_event_print_text(c->out, ev, c->base_ns);
+	if (c->json)
+		maptap_module_event_print_json(c->out, me);
+	else
+		maptap_module_event_print_text(c->out, me, c->base_ns);
+	return 0;
+}
+
+static int log_event(const struct maptap_event *ev, void *arg)
+{
+	struct log_ctx *c = arg;
+	struct maptap_module_desc desc;
+	struct maptap_event e = *ev;
+	int err;
+
+	/* The module layer opens the mapped files now, while the target is
+	 * stopped at this event; its module events come during the call. */
+	if (c->modules &&
+	    maptap_modules_event(c->modules, ev, &desc, log_module_event, c) == 0 &&
+	    desc.has_module)
+		e.where = &desc;
+	if (c->out_failed)
+		return 0;
+	err = c->json ? maptap_event_print_json(c->out, &e) :
+			maptap_event_print_text(c->out, &e, c->base_ns);
 	if (!err && ev->kind >= MAPTAP_EV_ATTACH)
 		err = fflush(c->out) ? -errno : 0;
 	if (err) {
@@ -357,14 +379,18 @@ static int run_log(const struct driver_opts *o, bool no_seccomp)
 	}
 	ctx.json = o->json;
 	ctx.base_ns = 0;
+	if (maptap_modules_new(NULL, &ctx.modules))
+		return refuse("out of memory");
 	so.on_event = log_event;
 	so.on_diag = log_diag;
 	so.arg = &ctx;
 	so.maps_source = (enum maptap_maps_source)o->maps_source;
 	so.verify = o->verify;
 	so.no_seccomp = no_seccomp;
-	if (maptap_session_new(&so, &s))
+	if (maptap_session_new(&so, &s)) {
+		maptap_modules_free(ctx.modules);
 		return refuse("out of memory");
+	}
 	{
 		struct timespec ts;
 
@@ -408,6 +434,7 @@ out:
 	signal_session = NULL;
 	fflush(ctx.out);
 	maptap_session_free(s);
+	maptap_modules_free(ctx.modules);
 	if (argv && argv[0] && strcmp(argv[0], "/bin/sh") != 0)
 		free(argv[0]);
 	free(argv);

@@ -21,6 +21,9 @@
 extern "C" {
 #endif
 
+struct maptap_module_desc;	/* maptap/module.h */
+struct maptap_module_event;	/* maptap/module.h */
+
 enum maptap_event_kind {
 	/* range events: one mm, one address range */
 	MAPTAP_EV_MAP = 0,	/* unmapped before, mapped now */
@@ -84,6 +87,9 @@ struct maptap_event {
 	const char *path;
 	const char *old_path;
 	const char *reason;
+	/* Range events: the module and segment of VMA (maptap/module.h,
+	 * from maptap_modules_event()), printed when set; NULL: none. */
+	const struct maptap_module_desc *where;
 };
 
 /* Receives each event, in order.  Return 0 to go on; a non-zero return
@@ -104,6 +110,16 @@ int maptap_event_print_text_header(FILE *fp);
  * Strings are escaped per RFC 8259; bytes that are not valid UTF-8 are
  * written as \u00XX of their byte value.  Returns 0 or -errno. */
 int maptap_event_print_json(FILE *fp, const struct maptap_event *ev);
+
+/* Write module event ME (maptap/module.h) to FP as one line of the text
+ * log, like maptap_event_print_text(), or as one JSON Lines object
+ * ("module_load"/"module_unload" with path, build_id, bias, type; schema:
+ * docs/json-schema.md).  Returns 0 or -errno from the stream. */
+int maptap_module_event_print_text(FILE *fp,
+				   const struct maptap_module_event *me,
+				   uint64_t base_ns);
+int maptap_module_event_print_json(FILE *fp,
+				   const struct maptap_module_event *me);
 
 #ifdef __cplusplus
 }

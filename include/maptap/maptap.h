@@ -19,6 +19,8 @@
 #include <maptap/mm.h>
 #include <maptap/syscalls.h>
 #include <maptap/session.h>
+#include <maptap/module.h>
+#include <maptap/symbols.h>
 
 /* The library's version, "MAJOR.MINOR.PATCH". */
 const char *maptap_version(void);
