@@ -102,12 +102,17 @@ int maptap_module_event_print_text(FILE *fp,
 	char who[32];
 
 	snprintf(who, sizeof(who), "%d/%d", (int)me->pid, (int)me->tid);
+	/* The event names are JSON's, so text and JSON logs list the same
+	 * events under the same names. */
 	fprintf(fp, "%5" PRIu64 ".%06" PRIu64 " %-13s %-7s %s bias 0x%" PRIx64
-		" %s build-id %s [%s]\n", t / 1000000000, t / 1000 % 1000000,
-		who, me->kind == MAPTAP_MODULE_LOAD ? "load" : "unload",
-		mi->path, mi->bias, maptap_module_type_name(mi->type),
-		mi->build_id ? mi->build_id : "-",
-		me->syscall ? me->syscall : "-");
+		" %s build-id %s", t / 1000000000, t / 1000 % 1000000,
+		who, me->kind == MAPTAP_MODULE_LOAD ? "module_load" :
+		"module_unload", mi->path, mi->bias,
+		maptap_module_type_name(mi->type),
+		mi->build_id ? mi->build_id : "-");
+	if (me->syscall)
+		fprintf(fp, " [%s]", me->syscall);
+	fputc('\n', fp);
 	return stream_status(fp);
 }
 

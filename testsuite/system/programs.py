@@ -83,7 +83,7 @@ t.eq(lines[-1], "", "text log: ends with a newline")
 lines = lines[:-1]
 t.ok(re.match(r"^\s+TIME\s+PID/TID\s+EVENT\s+RANGE\s+PERM\s+OFFSET\s+PATH/NAME",
               lines[0]), "text log: header line")
-line_re = re.compile(r"^\s*\d+\.\d{6} (\d+)/(\d+)\s+([a-z]+)\s+(.*)$")
+line_re = re.compile(r"^\s*\d+\.\d{6} (\d+)/(\d+)\s+([a-z_]+)\s+(.*)$")
 parsed = [line_re.match(l) for l in lines[1:]]
 t.ok(parsed and all(parsed), "text log: every line is TIME PID/TID EVENT ...")
 rj = t.maptap(["-c", cmd], verify=False, prefix=norand)
