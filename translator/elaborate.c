@@ -87,6 +87,46 @@ static int list_dir(struct tr_session *s, const char *dir, const char *suffix,
 	return v ? n : 0;
 }
 
+/* The files ending in SUFFIX that a tapset directory DIR provides, as
+ * stap finds them: DIR/RUNTIME/ARCH, DIR/RUNTIME, DIR/ARCH, then DIR, the
+ * more specific one winning when two have a file of the same name (so
+ * dyninst/syscalls.stpm, not the top's, is the one read). */
+static int list_tapset_dir(struct tr_session *s, const char *dir,
+			   const char *suffix, char ***out)
+{
+	const char *sub[] = { TR_RUNTIME_NAME "/" TR_ARCH_NAME,
+			      TR_RUNTIME_NAME, TR_ARCH_NAME, "" };
+	char **all = NULL;
+	int n = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+		const char *d = *sub[i] ? arena_printf(&s->arena, "%s/%s",
+						       dir, sub[i]) : dir;
+		char **paths = NULL;
+		int k, j, m = list_dir(s, d, suffix, &paths);
+
+		for (k = 0; k < m; k++) {
+			const char *base = strrchr(paths[k], '/') + 1;
+			char **nall;
+
+			for (j = 0; j < n; j++)
+				if (!strcmp(strrchr(all[j], '/') + 1, base))
+					break;
+			if (j < n)
+				continue;
+			nall = realloc(all, sizeof(*all) * (size_t)(n + 1));
+			if (!nall)
+				break;
+			all = nall;
+			all[n++] = paths[k];
+		}
+		free(paths);
+	}
+	*out = all;
+	return n;
+}
+
 void tr_load_macro_libs(struct tr_session *s)
 {
 	int i, k;
@@ -94,7 +134,8 @@ void tr_load_macro_libs(struct tr_session *s)
 	tapset_dirs(s);
 	for (i = 0; i < s->tapset_dirs.n; i++) {
 		char **paths = NULL;
-		int n = list_dir(s, s->tapset_dirs.v[i], ".stpm", &paths);
+		int n = list_tapset_dir(s, s->tapset_dirs.v[i], ".stpm",
+					&paths);
 
 		for (k = 0; k < n; k++) {
 			struct src_file *f = tr_read_file(s, paths[k], true);
@@ -117,7 +158,8 @@ static void load_tapsets(struct elab *e)
 	tapset_dirs(s);
 	for (i = 0; i < s->tapset_dirs.n; i++) {
 		char **paths = NULL;
-		int n = list_dir(s, s->tapset_dirs.v[i], ".stp", &paths);
+		int n = list_tapset_dir(s, s->tapset_dirs.v[i], ".stp",
+					&paths);
 
 		for (k = 0; k < n; k++) {
 			struct src_file *f = tr_read_file(s, paths[k], true);

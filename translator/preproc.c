@@ -116,9 +116,9 @@ static const char *cond_name_value(struct pp *pp, const char *name,
 {
 	*is_version = false;
 	if (!strcmp(name, "arch"))
-		return "x86_64";
+		return TR_ARCH_NAME;
 	if (!strcmp(name, "runtime"))
-		return "dyninst";
+		return TR_RUNTIME_NAME;
 	if (!strcmp(name, "systemtap_privilege"))
 		return "stapusr";
 	if (!strcmp(name, "guru_mode"))
@@ -364,7 +364,7 @@ static int do_macro_call(struct pp *pp, int i, int hi, struct tr_macro *m,
 	struct tr_session *s = pp->s;
 	const struct token *call = pp->t[i];
 	int starts[32], ends[32], nargs = 0, next = i + 1, k, j;
-	struct tok_vec body = { 0 };
+	struct tok_vec body = { 0 }, args[32];
 	struct pp sub = *pp;
 
 	if (pp->depth > MAX_EXPANSION_DEPTH) {
@@ -393,6 +393,14 @@ static int do_macro_call(struct pp *pp, int i, int hi, struct tr_macro *m,
 			return next;
 		}
 	}
+	/* Arguments are expanded where the call stands, before this macro
+	 * counts as expanding: @m(@m(a, b), c) nests, it does not recurse. */
+	for (k = 0; k < nargs && k < 32; k++) {
+		struct tok_vec arg = { 0 };
+
+		pp_range(pp, starts[k], ends[k], &arg);
+		args[k] = arg;
+	}
 	for (k = 0; k < m->n_body; k++) {
 		const struct token *bt = m->body[k];
 		int p = -1;
@@ -405,8 +413,8 @@ static int do_macro_call(struct pp *pp, int i, int hi, struct tr_macro *m,
 			tok_push(s, &body, copy_tok(s, bt, call));
 			continue;
 		}
-		for (j = starts[p]; j < ends[p]; j++)
-			tok_push(s, &body, copy_tok(s, pp->t[j], call));
+		for (j = 0; j < args[p].n; j++)
+			tok_push(s, &body, copy_tok(s, args[p].v[j], call));
 	}
 	tok_push(s, &body, pp->t[next - 1]);	/* sentinel */
 	sub.t = body.v;

@@ -13,6 +13,12 @@
 
 #include "arena.h"
 
+/* What the preprocessor's `runtime` and `arch` conditions see, and the
+ * subdirectories of a tapset directory searched besides its top: maptap
+ * is a user-space runtime, so tapsets take their dyninst variants. */
+#define TR_RUNTIME_NAME "dyninst"
+#define TR_ARCH_NAME "x86_64"
+
 struct driver_opts;
 
 struct src_file {
