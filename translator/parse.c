@@ -191,6 +191,30 @@ static const char *args_text(struct parser *p, const struct ptr_vec *args)
 	return out;
 }
 
+/* The member, index and pretty-print suffixes after a target value:
+ * ->field, [index], $, $$.  Returns the whole text. */
+static char *target_suffix(struct parser *p, char *text)
+{
+	for (;;) {
+		if (accept_op(p, "->")) {
+			const struct token *f = next(p);
+
+			text = arena_printf(&p->s->arena, "%s->%s", text,
+					    f->text);
+		} else if (tok_op(peek(p, 0), "[")) {
+			next(p);
+			parse_expr(p);
+			expect_op(p, "]");
+			text = arena_printf(&p->s->arena, "%s[...]", text);
+		} else if (tok_op(peek(p, 0), "$") ||
+			   tok_is(peek(p, 0), TOK_IDENT, "$$")) {
+			next(p);
+		} else {
+			return text;
+		}
+	}
+}
+
 /* $var, $var->field[i], @var("x"), @cast(e, "t")->f: kept as text, since
  * maptap's translator has no DWARF target variables at pass 2. */
 static struct node *parse_target(struct parser *p)
@@ -207,25 +231,7 @@ static struct node *parse_target(struct parser *p)
 		text = arena_printf(&p->s->arena, "%s(%s)", t->text,
 				    args_text(p, &args));
 	}
-	for (;;) {
-		if (accept_op(p, "->")) {
-			const struct token *f = next(p);
-
-			text = arena_printf(&p->s->arena, "%s->%s", text,
-					    f->text);
-		} else if (tok_op(peek(p, 0), "[")) {
-			next(p);
-			parse_expr(p);
-			expect_op(p, "]");
-			text = arena_printf(&p->s->arena, "%s[...]", text);
-		} else if (tok_op(peek(p, 0), "$") ||
-			   tok_is(peek(p, 0), TOK_IDENT, "$$")) {
-			next(p);
-		} else {
-			break;
-		}
-	}
-	n->str = text;
+	n->str = target_suffix(p, text);
 	return n;
 }
 
@@ -348,6 +354,16 @@ static struct node *parse_postfix(struct parser *p)
 {
 	struct node *v = parse_value(p);
 	const struct token *t = peek(p, 0);
+
+	/* A local holding a typed pointer ("autocast", as tapsets write
+	 * l_map->l_name): a target expression like @cast(...)->f, refused
+	 * at pass 2 with the other target variables. */
+	if (v->kind == N_VAR && tok_op(t, "->")) {
+		struct node *n = node_new(p->s, N_TARGET, v->tok);
+
+		n->str = target_suffix(p, (char *)v->tok->text);
+		return n;
+	}
 
 	if (tok_op(t, "++") || tok_op(t, "--")) {
 		struct node *n = node_new(p->s, N_POST, next(p));
@@ -1073,9 +1089,15 @@ static void parse_top(struct parser *p)
 		is_private = true;
 		next(p);
 		t = peek(p, 0);
+		/* "private NAME" declares a private global, as tapsets
+		 * write it (tapset/livepatch.stp). */
+		if (t->type == TOK_IDENT && t->text[0] != '@') {
+			parse_global(p, true);
+			return;
+		}
 		if (!tok_kw(t, "global") && !tok_kw(t, "function"))
-			fail(p, t, "expected 'global' or 'function' after "
-			     "'private'");
+			fail(p, t, "expected 'global', 'function' or a name "
+			     "after 'private'");
 	}
 	if (tok_kw(t, "probe")) {
 		next(p);
