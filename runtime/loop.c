@@ -72,10 +72,13 @@ static void event_init(struct maptap_event *ev, enum maptap_event_kind kind,
 	ev->vma.name = ev->old.name = "";
 }
 
-/* Let go of thread TID of a process that is about to be traced by one of
- * its own processes (gdb, strace under maptap), logging it. */
-static void let_go(struct maptap_session *s, struct mt_thread *t,
-		   const char *why)
+/* Let go of thread T at the stop it is in, delivering SIG (0: none),
+ * log a detach event saying WHY, and forget it (and its process with its
+ * last thread).  Under the seccomp filter the thread keeps the filter
+ * with nobody to answer it, which is worth a warning; maptap's own
+ * detach-all happens only in attach mode, where there is no filter. */
+static void detach_thread(struct maptap_session *s, struct mt_thread *t,
+			  int sig, const char *why)
 {
 	struct maptap_event ev;
 	struct mt_proc *p = t->proc;
@@ -87,7 +90,7 @@ static void let_go(struct maptap_session *s, struct mt_thread *t,
 		mt_diag(s, "pid %d: let go for %s; it keeps maptap's seccomp filter, so its mapping calls now need a tracer that sets PTRACE_O_TRACESECCOMP (use --no-seccomp to avoid this)",
 			(int)p->pid, why);
 	set_call(t, NULL, NULL, 0);
-	ptrace(PTRACE_DETACH, t->tid, 0L, 0L);
+	ptrace(PTRACE_DETACH, t->tid, 0L, (long)sig);
 	mt_thread_del(s, t);
 	if (p->nthreads == 0)
 		mt_proc_del(s, p);
@@ -113,26 +116,13 @@ static void detach_running(struct maptap_session *s, struct mt_thread *t,
 			mt_handle_status(s, t->tid, status);
 			return;
 		}
-		if (status >> 16 == PTRACE_EVENT_STOP ||
-		    WSTOPSIG(status) == (SIGTRAP | 0x80) || status >> 16) {
-			let_go(s, t, why);
-			return;
-		}
-		/* A signal-delivery stop: deliver it on the way out. */
-		{
-			struct maptap_event ev;
-			struct mt_proc *p = t->proc;
-
-			event_init(&ev, MAPTAP_EV_DETACH, p->pid, t->tid);
-			ev.reason = why;
-			mt_emit(s, &ev);
-			set_call(t, NULL, NULL, 0);
-			ptrace(PTRACE_DETACH, t->tid, 0L, (long)WSTOPSIG(status));
-			mt_thread_del(s, t);
-			if (p->nthreads == 0)
-				mt_proc_del(s, p);
-			return;
-		}
+		/* A signal-delivery stop (no event, not a syscall stop):
+		 * deliver the signal on the way out. */
+		if (status >> 16 == 0 && WSTOPSIG(status) != (SIGTRAP | 0x80))
+			detach_thread(s, t, WSTOPSIG(status), why);
+		else
+			detach_thread(s, t, 0, why);
+		return;
 	}
 }
 
@@ -147,7 +137,7 @@ static bool on_tracee_ptrace(struct maptap_session *s, struct mt_thread *t)
 	struct mt_thread *victim;
 
 	if (req == PTRACE_TRACEME) {
-		let_go(s, t, "ptrace(PTRACE_TRACEME) by the process");
+		detach_thread(s, t, 0, "ptrace(PTRACE_TRACEME) by the process");
 		return true;
 	}
 	if (req != PTRACE_ATTACH && req != PTRACE_SEIZE)
@@ -421,8 +411,6 @@ static void detach_at_stop(struct maptap_session *s, struct mt_thread *t,
 			   int status)
 {
 	int sig = WSTOPSIG(status), event = status >> 16, deliver = 0;
-	struct mt_proc *p = t->proc;
-	struct maptap_event ev;
 
 	if (sig == (SIGTRAP | 0x80)) {
 		struct __ptrace_syscall_info info;
@@ -438,14 +426,7 @@ static void detach_at_stop(struct maptap_session *s, struct mt_thread *t,
 	} else if (event == 0) {
 		deliver = sig;
 	}
-	set_call(t, NULL, NULL, 0);
-	ptrace(PTRACE_DETACH, t->tid, 0L, (long)deliver);
-	event_init(&ev, MAPTAP_EV_DETACH, p->pid, t->tid);
-	ev.reason = "signal";
-	mt_emit(s, &ev);
-	mt_thread_del(s, t);
-	if (p->nthreads == 0)
-		mt_proc_del(s, p);
+	detach_thread(s, t, deliver, "signal");
 }
 
 int mt_handle_status(struct maptap_session *s, pid_t tid, int status)
