@@ -127,52 +127,59 @@ static int list_tapset_dir(struct tr_session *s, const char *dir,
 	return n;
 }
 
-void tr_load_macro_libs(struct tr_session *s)
+/* Call FN(S, FILE, ARG) for every readable tapset file ending in SUFFIX,
+ * directory by directory in search order. */
+static void for_each_tapset_file(struct tr_session *s, const char *suffix,
+				 void (*fn)(struct tr_session *s,
+					    struct src_file *f, void *arg),
+				 void *arg)
 {
 	int i, k;
 
 	tapset_dirs(s);
 	for (i = 0; i < s->tapset_dirs.n; i++) {
 		char **paths = NULL;
-		int n = list_tapset_dir(s, s->tapset_dirs.v[i], ".stpm",
+		int n = list_tapset_dir(s, s->tapset_dirs.v[i], suffix,
 					&paths);
 
 		for (k = 0; k < n; k++) {
 			struct src_file *f = tr_read_file(s, paths[k], true);
-			struct tok_vec toks = { 0 };
 
-			if (!f)
-				continue;
-			tr_lex(s, f, &toks);
-			tr_load_macros(s, &toks);
+			if (f)
+				fn(s, f, arg);
 		}
 		free(paths);
 	}
 }
 
+static void load_macro_file(struct tr_session *s, struct src_file *f,
+			    void *arg)
+{
+	struct tok_vec toks = { 0 };
+
+	(void)arg;
+	tr_lex(s, f, &toks);
+	tr_load_macros(s, &toks);
+}
+
+void tr_load_macro_libs(struct tr_session *s)
+{
+	for_each_tapset_file(s, ".stpm", load_macro_file, NULL);
+}
+
+static void load_tapset_file(struct tr_session *s, struct src_file *f,
+			     void *arg)
+{
+	struct elab *e = arg;
+	struct tr_file *tf = tr_parse_file(s, f);
+
+	vec_push(&s->arena, &s->tapsets, tf);
+	vec_push(&s->arena, &e->files, tf);
+}
+
 static void load_tapsets(struct elab *e)
 {
-	struct tr_session *s = e->s;
-	int i, k;
-
-	tapset_dirs(s);
-	for (i = 0; i < s->tapset_dirs.n; i++) {
-		char **paths = NULL;
-		int n = list_tapset_dir(s, s->tapset_dirs.v[i], ".stp",
-					&paths);
-
-		for (k = 0; k < n; k++) {
-			struct src_file *f = tr_read_file(s, paths[k], true);
-			struct tr_file *tf;
-
-			if (!f)
-				continue;
-			tf = tr_parse_file(s, f);
-			vec_push(&s->arena, &s->tapsets, tf);
-			vec_push(&s->arena, &e->files, tf);
-		}
-		free(paths);
-	}
+	for_each_tapset_file(e->s, ".stp", load_tapset_file, e);
 }
 
 /* ---- cloning (each derived probe owns its body) ---- */
