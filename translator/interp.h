@@ -38,7 +38,31 @@ struct gslot {
 	struct maptap_script_stat *stat;
 };
 
+struct maptap_session;
+struct maptap_modules;
+struct maptap_event;
+struct maptap_module_event;
+struct maptap_syscall_stop;
+
+/* The traced processes as pass 5 sees them (-c / -x), and the context of
+ * the probe handler that runs now.  Owned by the driver of the run
+ * (target.c); builtins read it.  SESS is NULL without -c/-x. */
+struct tr_target {
+	struct maptap_session *sess;
+	struct maptap_modules *mods;	/* module and symbol layer */
+	pid_t target_pid;		/* target(): -x PID or the command */
+	/* The current handler's process context; PID 0: none (begin,
+	 * end, timer probes).  TID is in a ptrace stop while the handler
+	 * runs, unless STOPPED is false (a thread that already exited). */
+	pid_t pid, tid;
+	bool stopped;
+	const struct maptap_event *ev;		/* maptap.vma/process */
+	const struct maptap_module_event *mev;	/* maptap.module */
+	const struct maptap_syscall_stop *sc;	/* syscalls */
+};
+
 struct interp {
+	struct tr_target *tgt;		/* never NULL during pass 5 */
 	struct tr_session *s;
 	struct tr_elab *el;
 	struct maptap_script_ctx *ctx;

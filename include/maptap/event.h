@@ -84,6 +84,7 @@ struct maptap_event {
 	pid_t child;
 	pid_t former_tid;
 	int status;
+	bool group_exit;	/* EXIT: the process's last thread ended */
 	const char *path;
 	const char *old_path;
 	const char *reason;

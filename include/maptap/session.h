@@ -31,6 +31,45 @@ extern "C" {
 #endif
 
 struct maptap_session;
+struct user_regs_struct;	/* <sys/user.h> */
+
+/* Bits of maptap_session_opts.syscalls: system call numbers 0 to
+ * MAPTAP_SYSCALL_SET_BITS - 1 of the native ABI. */
+#define MAPTAP_SYSCALL_SET_BITS 512
+#define MAPTAP_SYSCALL_SET_WORDS (MAPTAP_SYSCALL_SET_BITS / 64)
+
+/* One system-call stop handed to maptap_session_opts.on_syscall.  Valid
+ * during the callback only.  The thread TID is in a ptrace stop for the
+ * whole callback, so its registers (maptap_session_get_regs()) and memory
+ * (maptap_read_user()) may be read. */
+struct maptap_syscall_stop {
+	pid_t pid;		/* tgid */
+	pid_t tid;
+	bool is_return;		/* false: entry; true: exit */
+	int nr;			/* number in the native ABI, also one the
+				 * table does not know (then NAME is NULL) */
+	const char *name;	/* from maptap/syscalls.h, or NULL */
+	uint64_t args[6];	/* the entry arguments (given at exit too) */
+	int64_t ret;		/* at exit: the return value, -errno on
+				 * failure (syscall(2)); 0 at entry */
+	uint64_t pc;		/* user instruction pointer at the stop */
+	uint64_t sp;		/* user stack pointer at the stop */
+	uint64_t time_ns;	/* CLOCK_MONOTONIC, ns */
+};
+
+/* Receives system-call stops.  Return 0 to go on; non-zero has the same
+ * meaning as for maptap_event_fn. */
+typedef int (*maptap_syscall_fn)(const struct maptap_syscall_stop *st,
+				 void *arg);
+
+/* Why a process's model became complete (see on_ready). */
+enum maptap_ready_why {
+	MAPTAP_READY_ATTACH,	/* maptap_session_attach() */
+	MAPTAP_READY_LAUNCH,	/* the launched command's first exec */
+	MAPTAP_READY_EXEC,	/* a new program image */
+	MAPTAP_READY_FORK,	/* a new process (fork, vfork, clone
+				 * without CLONE_VM or with it) */
+};
 
 /* Options of a session.  Zero-initialize, then set what you need. */
 struct maptap_session_opts {
@@ -48,6 +87,25 @@ struct maptap_session_opts {
 	 * attach mode.  Slower, but a process that later hands itself to
 	 * another tracer (gdb) keeps working; see maptap(1). */
 	bool no_seccomp;
+	/* System-call stops for scripts (process.syscall, syscall.NAME).
+	 * ON_SYSCALL receives the entry and the exit of every call whose
+	 * number has its bit set in SYSCALLS, or of every call, known or not,
+	 * when ALL_SYSCALLS.  At an exit, the events of the call (a mapping
+	 * call's range events) come before the exit's on_syscall, so the
+	 * models and module layer already show its effect.  In launch mode
+	 * the seccomp filter is widened to stop on exactly these calls as
+	 * well; a call outside the set costs nothing more than before.
+	 * NULL ON_SYSCALL: no system-call stops beyond the mapping calls. */
+	maptap_syscall_fn on_syscall;
+	uint64_t syscalls[MAPTAP_SYSCALL_SET_WORDS];
+	bool all_syscalls;
+	/* Called once the model of process PID is complete: after the
+	 * snapshot events of an attach, the launched command's first exec,
+	 * an exec, or a fork.  TID is the thread that is (or will be, for a
+	 * FORK child that has not reported its first stop yet) stopped.
+	 * The process's begin probes run here.  May be NULL. */
+	void (*on_ready)(pid_t pid, pid_t tid, enum maptap_ready_why why,
+			 void *arg);
 };
 
 /* Counters of a session, for benchmarks and -v. */
@@ -111,6 +169,31 @@ int maptap_session_exit_status(const struct maptap_session *s);
  * traced.  Valid until the next maptap_session_run() step. */
 const struct maptap_mm *maptap_session_mm(const struct maptap_session *s,
 					  pid_t pid);
+
+/* Read the user registers of thread TID into *REGS (PTRACE_GETREGS,
+ * ptrace(2)).  Only while TID is in a ptrace stop the session holds: in
+ * on_event, on_syscall and on_ready callbacks for that thread.  Returns 0,
+ * -ESRCH when TID is not a traced thread of S, -EBUSY when it is not
+ * stopped (running, or not yet reported its first stop), or -errno from
+ * ptrace. */
+int maptap_session_get_regs(struct maptap_session *s, pid_t tid,
+			    struct user_regs_struct *regs);
+
+/* Read up to LEN bytes at user address ADDR of process PID into BUF with
+ * process_vm_readv(2) (falling back to /proc/PID/mem, proc(5), where that
+ * is refused).  The caller must be allowed to ptrace PID (a traced
+ * process always is).  Returns the number of bytes read, which is short
+ * when the range runs into an unmapped page; -EFAULT when not even the
+ * first byte is readable; -ESRCH when PID is gone; -EPERM. */
+ssize_t maptap_read_user(pid_t pid, uint64_t addr, void *buf, size_t len);
+
+/* Like maptap_session_run(), but returns 1 when the CLOCK_MONOTONIC time
+ * DEADLINE_NS (ns) is reached while tracees are still being traced, so
+ * the caller can run timers and call it again.  DEADLINE_NS 0: no
+ * deadline.  A stop that arrives before the deadline is always handled
+ * first; no event is lost or reordered by returning.  Returns 0 when
+ * tracing ended, 1 at the deadline, -errno when waiting fails. */
+int maptap_session_run_until(struct maptap_session *s, uint64_t deadline_ns);
 
 /* Copy the counters of S into *OUT. */
 void maptap_session_get_stats(const struct maptap_session *s,
