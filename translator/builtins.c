@@ -69,13 +69,27 @@ static const struct tr_builtin builtins[] = {
 #undef S
 #undef U
 
+/* The groups of builtins kept in their own files (elaborate.h): each
+ * has a table and a call function, and ids from its own base. */
+static const struct tr_builtin_group *const groups[] = {
+	&tr_builtins_proc,	/* builtins_proc.c: process context */
+	&tr_builtins_user,	/* builtins_user.c: symbols, user memory */
+	&tr_builtins_stack,	/* builtins_stack.c: backtraces */
+};
+
+#define N_GROUPS (sizeof(groups) / sizeof(groups[0]))
+
 const struct tr_builtin *tr_builtin_find(const char *name)
 {
-	size_t i;
+	size_t i, g;
 
 	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
 		if (!strcmp(builtins[i].name, name))
 			return &builtins[i];
+	for (g = 0; g < N_GROUPS; g++)
+		for (i = 0; i < groups[g]->n; i++)
+			if (!strcmp(groups[g]->table[i].name, name))
+				return &groups[g]->table[i];
 	return NULL;
 }
 
@@ -218,6 +232,14 @@ void tr_builtin_call(struct interp *I, struct node *n, int64_t *l,
 	int rc = 0;
 
 	*l = 0;
+	if (n->builtin >= TR_BUILTIN_GROUP_BASE) {
+		size_t g = (size_t)(n->builtin / TR_BUILTIN_GROUP_BASE) - 1;
+
+		if (g < N_GROUPS) {
+			groups[g]->call(I, n, l, s);
+			return;
+		}
+	}
 	if (call_action(I, n))
 		return;
 	switch (n->builtin) {

@@ -67,4 +67,25 @@ void tr_dump_slots(struct tr_session *s, FILE *out);
 /* builtins.c */
 const struct tr_builtin *tr_builtin_find(const char *name);
 
+/* A group of builtins in a file of its own.  Group G (1, 2, ...) in
+ * builtins.c's list gives its functions ids from G * TR_BUILTIN_GROUP_BASE
+ * on; CALL runs one of them (arguments through tr_eval_long/str, a string
+ * result in a tr_tmp_get() buffer, *L for a long). */
+#define TR_BUILTIN_GROUP_BASE 1000
+
+struct interp;
+struct node;
+struct sref;
+
+struct tr_builtin_group {
+	const struct tr_builtin *table;
+	size_t n;
+	void (*call)(struct interp *I, struct node *n, int64_t *l,
+		     struct sref *s);
+};
+
+extern const struct tr_builtin_group tr_builtins_proc;	/* id 1000.. */
+extern const struct tr_builtin_group tr_builtins_user;	/* id 2000.. */
+extern const struct tr_builtin_group tr_builtins_stack;	/* id 3000.. */
+
 #endif

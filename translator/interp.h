@@ -11,6 +11,8 @@
 #define TR_INTERP_H
 
 #include <setjmp.h>
+#include <stdbool.h>
+#include <sys/types.h>
 
 #include <maptap/script_ctx.h>
 #include <maptap/script_format.h>
