@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -80,6 +81,8 @@ static void holder(const char *dir, int n, int k, int fd)
 	pid_t pid;
 	int i;
 
+	/* Holders (and their forks, which inherit this) die with us. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	for (i = 0; i < n; i++) {
 		void *h;
 
@@ -96,6 +99,7 @@ static void holder(const char *dir, int n, int k, int fd)
 		pid = fork();
 		if (pid == 0) {
 			close(fd);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			pause();
 			_exit(0);
 		}

@@ -126,9 +126,9 @@ static void json_where(const struct maptap_module_desc *d)
 	fputs(",\"segment\":", stdout);
 	if (d->has_segment)
 		printf("{\"index\":%d,\"kind\":\"%s\",\"p_vaddr\":\"0x%" PRIx64
-		       "\",\"p_offset\":\"0x%" PRIx64 "\"}", si->index,
+		       "\",\"p_offset\":\"0x%" PRIx64 "\"%s}", si->index,
 		       maptap_segment_kind_name(si->kind), si->p_vaddr,
-		       si->p_offset);
+		       si->p_offset, d->anon ? ",\"anon\":true" : "");
 	else
 		fputs("null", stdout);
 }
