@@ -490,6 +490,78 @@ def test_traced():
          now)
 
 
+def traced(args, out):
+    """symquery -t ARGS with the child's stdout in OUT: (process, events
+    up to "end", {tag: {name: addr}} and other lines of OUT)."""
+    p = subprocess.Popen([SYMQUERY, "-t", "-o", out] + args,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    events = []
+    for line in p.stdout:
+        ev = json.loads(line)
+        if ev["event"] == "end":
+            break
+        events.append(ev)
+    syms, other = {}, []
+    with open(out) as f:
+        for line in f:
+            w = line.split()
+            if w and w[0] == "sym":
+                syms.setdefault(w[1], {})[w[2]] = int(w[3], 16)
+            elif w:
+                other.append(w)
+    return p, events, syms, other
+
+
+def test_textcopy():
+    """A program that maps anonymous memory over its own text with
+    MAP_FIXED, copies the bytes back and makes it r-x (text moved onto
+    huge pages): the copy keeps the executable's module, segment and
+    symbols."""
+    d = t.tmpdir()
+    t.build("m_copier", shared=True, out=os.path.join(d, "libm_copier.so"))
+    exe = t.build("m_textcopy", "-L" + d, "-lm_copier", "-Wl,-rpath," + d,
+                  out=os.path.join(d, "m_textcopy"))
+    p, events, syms, other = traced([exe], os.path.join(d, "textcopy.out"))
+    text = [w for w in other if w[0] == "text"]
+    if not t.ok(text and "main" in syms, "the target copied its text"):
+        p.kill()
+        p.communicate()
+        return
+    lo, hi = int(text[0][1], 16), int(text[0][2], 16)
+    pid = events[0]["pid"]
+    s = syms["main"]
+    t.ok(lo <= s["m_tc_func"] < hi and lo <= s["main"] < hi,
+         "its functions lie in the copied range")
+    rep = [e for e in events if e["event"] == "replace" and
+           int(e["start"], 16) == lo and int(e["end"], 16) == hi]
+    seg = rep and rep[0].get("segment") or {}
+    t.ok(rep and (rep[0].get("module") or {}).get("path") == exe and
+         seg.get("kind") == "text" and seg.get("anon") is True,
+         "the MAP_FIXED replace event keeps the module and text segment, "
+         "marked anon: %s" % (rep and rep[0]))
+    prot = [e for e in events if e["event"] == "protect" and
+            int(e["start"], 16) == lo]
+    t.ok(prot and (prot[0].get("segment") or {}).get("anon") is True,
+         "so does the mprotect to r-x")
+    sizes = nm(exe)
+    cases = [("func", "m_tc_func", 1), ("func", "m_tc_other", 5),
+             ("func", "main", 0), ("data", "m_tc_data", 2)]
+    q = "".join("%d 0 %x\n" % (pid, s[n] + o) for _, n, o in cases)
+    ans, _ = p.communicate(q, timeout=60)
+    ans = [json.loads(l) for l in ans.splitlines()]
+    if not t.eq(len(ans), len(cases), "answers after the run"):
+        return
+    for (kind, name, off), r in zip(cases, ans):
+        check_sym(r, kind, name, s[name], off, sizes[name][1],
+                  "text copy: %s+%d" % (name, off))
+    t.eq((ans[0].get("module") or {}).get("path"), exe,
+         "text copy: module is the executable")
+    seg = ans[0].get("segment") or {}
+    t.eq((seg.get("kind"), seg.get("anon")), ("text", True),
+         "text copy: text segment, anon")
+
+
 def test_jit():
     """JIT code described in /tmp/perf-PID.map, including a line the
     target appends later."""
@@ -619,19 +691,19 @@ def test_cxx():
         tg.stop()
 
 
+TESTS = [test_executables, test_libraries, test_vdso, test_debuginfo,
+         test_against_eu, test_python_against_eu, test_cxx, test_traced,
+         test_textcopy, test_jit]
+
+
 def main():
+    """Run every test, or those named on the command line."""
     if not os.access(SYMQUERY, os.X_OK):
         t.skip("symquery not built (make check builds it)")
         t.done()
-    test_executables()
-    test_libraries()
-    test_vdso()
-    test_debuginfo()
-    test_against_eu()
-    test_python_against_eu()
-    test_cxx()
-    test_traced()
-    test_jit()
+    for fn in TESTS:
+        if len(sys.argv) < 2 or fn.__name__ in sys.argv[1:]:
+            fn()
     t.done()
 
 
