@@ -281,32 +281,73 @@ def vdso_symbols(pid, start, end):
     return res, loads(path)
 
 
+def check_vdso(label, pid, rng, *opts):
+    """clock_gettime+1 in the vdso at RNG of PID resolves to a vdso
+    symbol of that value (readelf on the image read from the process)."""
+    syms, phdrs = vdso_symbols(pid, *rng)
+    base = min(p[3] for p in phdrs if p[1] == "LOAD")
+    cg = [v for v, n in syms.items() if "clock_gettime" in n]
+    if not t.ok(cg, "%s: readelf finds clock_gettime in the vdso" % label):
+        return
+    r = query(pid, [rng[0] + cg[0] - base + 1], *opts)[0] or {}
+    t.eq((r.get("module") or {}).get("type"), "vdso",
+         "%s: vdso module type" % label)
+    t.eq((r.get("module") or {}).get("path"), "[vdso]",
+         "%s: vdso module name" % label)
+    f = r.get("func") or {}
+    t.ok(f.get("name") in syms[cg[0]] and f.get("offset") == "0x1",
+         "%s: clock_gettime+1 resolves to %s+1 (one of %s)" %
+         (label, f.get("name"), syms[cg[0]]))
+
+
+def vdso_in_maps(pid):
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            if line.rstrip().endswith("[vdso]"):
+                a, b = line.split()[0].split("-")
+                return int(a, 16), int(b, 16)
+    return None
+
+
 def test_vdso():
+    """The vdso by its [vdso] name, and by AT_SYSINFO_EHDR alone when
+    the name is hidden (symquery -A)."""
     exe = t.build("m_main", out=os.path.join(t.tmpdir(), "m_main_vdso"))
     tg = Target(exe)
     try:
-        rng = None
-        with open("/proc/%d/maps" % tg.pid) as f:
-            for line in f:
-                if line.rstrip().endswith("[vdso]"):
-                    a, b = line.split()[0].split("-")
-                    rng = (int(a, 16), int(b, 16))
+        rng = vdso_in_maps(tg.pid)
         if not t.ok(rng and rng[0] == tg.vdso, "vdso at AT_SYSINFO_EHDR"):
             return
-        syms, phdrs = vdso_symbols(tg.pid, *rng)
-        base = min(p[3] for p in phdrs if p[1] == "LOAD")
-        cg = [v for v, n in syms.items() if "clock_gettime" in n]
-        if not t.ok(cg, "readelf finds clock_gettime in the vdso"):
-            return
-        r = query(tg.pid, [rng[0] + cg[0] - base + 1])[0] or {}
-        t.eq((r.get("module") or {}).get("type"), "vdso", "vdso module type")
-        t.eq((r.get("module") or {}).get("path"), "[vdso]", "vdso module name")
-        f = r.get("func") or {}
-        t.ok(f.get("name") in syms[cg[0]] and f.get("offset") == "0x1",
-             "clock_gettime+1 resolves to %s+1 (one of %s)" %
-             (f.get("name"), syms[cg[0]]))
+        check_vdso("vdso", tg.pid, rng)
+        check_vdso("nameless vdso", tg.pid, rng, "-A")
     finally:
         tg.stop()
+
+
+def test_vdso_moved():
+    """A vdso moved with mremap (as CRIU restores it): found at its new
+    place by its name; AT_SYSINFO_EHDR still says the old place, where
+    the target then maps nameless code that is not ELF: not the vdso,
+    even when the vdso is looked for through AT_SYSINFO_EHDR (-A)."""
+    exe = t.build("m_vdso_move", out=os.path.join(t.tmpdir(), "m_vdso_move"))
+    p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    try:
+        w = p.stdout.readline().split()
+        if not t.ok(w and w[0] == "vdso" and p.stdout.readline() ==
+                    "ready\n", "the target moved its vdso"):
+            return
+        old, new, size, aux = (int(x, 16) for x in w[1:5])
+        t.ok(vdso_in_maps(p.pid) == (new, new + size) and aux == old,
+             "maps shows [vdso] at the new place, auxv the old one")
+        check_vdso("moved vdso", p.pid, (new, new + size))
+        for opts in ((), ("-A",)):
+            r = query(p.pid, [old + 16], *opts)[0] or {}
+            t.eq(r.get("module"), None,
+                 "moved vdso%s: the code at the old place is no module" %
+                 (" -A" if opts else ""))
+    finally:
+        p.communicate("x\n")
 
 
 def test_debuginfo():
@@ -691,7 +732,8 @@ def test_cxx():
         tg.stop()
 
 
-TESTS = [test_executables, test_libraries, test_vdso, test_debuginfo,
+TESTS = [test_executables, test_libraries, test_vdso, test_vdso_moved,
+         test_debuginfo,
          test_against_eu, test_python_against_eu, test_cxx, test_traced,
          test_textcopy, test_jit]
 
