@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
@@ -644,11 +645,42 @@ def test_jit():
         p.communicate("x\n")
 
 
+def agree_with_eu(label, pid, want_both):
+    """Text, read-only and data addresses across every ELF file PID maps:
+    wherever eu-addr2line names a symbol and maptap names one (function
+    or data), they are the same; data addresses included."""
+    addrs, data = [], set()
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            w = line.split()
+            if len(w) >= 6 and w[1] in ("r-xp", "r--p", "rw-p") and \
+                    w[5].startswith("/") and "locale" not in w[5]:
+                a, b = (int(x, 16) for x in w[0].split("-"))
+                some = list(range(a + 13, b, max((b - a) // 60, 1)))
+                addrs += some
+                if w[1] != "r-xp":
+                    data.update(some)
+    eu = eu_names(pid, addrs)
+    res = query(pid, addrs)
+    both, both_data, bad = 0, 0, []
+    for a, e, r in zip(addrs, eu, res):
+        n = r and (r["func"] or r["data"] or {}).get("name")
+        if not e or e.startswith("()") or not n:
+            continue
+        both += 1
+        both_data += a in data and bool(r["data"])
+        if e != n:
+            bad.append((hex(a), e, n))
+    t.ok(both > want_both, "%s: %d of %d addresses named by both" %
+         (label, both, len(addrs)))
+    t.ok(both_data > 0, "%s: %d of them data symbols in r--/rw- mappings" %
+         (label, both_data))
+    if not t.ok(not bad, "%s: maptap and eu-addr2line agree" % label):
+        t.diag("\n".join(map(str, bad[:20])))
+
+
 def test_python_against_eu():
-    """A real program: python3 (this interpreter) waiting on stdin.  Text,
-    read-only and data addresses across every ELF file it maps; wherever
-    eu-addr2line names a symbol and maptap names one (function or data),
-    they are the same."""
+    """A real program: python3 (this interpreter) waiting on stdin."""
     if not shutil.which("eu-addr2line"):
         t.skip("eu-addr2line not installed")
         return
@@ -659,30 +691,58 @@ def test_python_against_eu():
                          text=True)
     p.stdout.readline()
     try:
-        addrs = []
-        with open("/proc/%d/maps" % p.pid) as f:
-            for line in f:
-                w = line.split()
-                if len(w) >= 6 and w[1] in ("r-xp", "r--p", "rw-p") and \
-                        w[5].startswith("/") and "locale" not in w[5]:
-                    a, b = (int(x, 16) for x in w[0].split("-"))
-                    addrs += list(range(a + 13, b, max((b - a) // 60, 1)))
-        eu = eu_names(p.pid, addrs)
-        res = query(p.pid, addrs)
-        both, bad = 0, []
-        for a, e, r in zip(addrs, eu, res):
-            n = r and (r["func"] or r["data"] or {}).get("name")
-            if not e or e.startswith("()") or not n:
-                continue
-            both += 1
-            if e != n:
-                bad.append((hex(a), e, n))
-        t.ok(both > 200, "python3: %d of %d addresses named by both" %
-             (both, len(addrs)))
-        if not t.ok(not bad, "python3: maptap and eu-addr2line agree"):
-            t.diag("\n".join(map(str, bad[:20])))
+        agree_with_eu("python3", p.pid, 200)
     finally:
         p.communicate("x\n")
+
+
+def test_cxx_against_eu():
+    """A C++ program (m_cxx, with libstdc++ mapped) waiting on stdin."""
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if not cxx or not shutil.which("eu-addr2line"):
+        t.skip("no C++ compiler or eu-addr2line")
+        return
+    exe = os.path.join(t.tmpdir(), "m_cxx_eu")
+    r = subprocess.run([cxx, "-O2", "-g", "-o", exe,
+                        os.path.join(t.TARGETS, "m_cxx.cc")],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    if not t.ok(r.returncode == 0, "build the C++ target"):
+        t.diag(r.stdout)
+        return
+    tg = Target(exe)
+    try:
+        with open("/proc/%d/maps" % tg.pid) as f:
+            t.ok("libstdc++" in f.read(), "C++: libstdc++ is mapped")
+        agree_with_eu("C++", tg.pid, 200)
+    finally:
+        tg.stop()
+
+
+def test_ls_against_eu():
+    """ls, blocked writing a long listing into a pipe nobody reads: it
+    sits in write(2) (/proc/PID/syscall says 1) with every library
+    mapped."""
+    ls = shutil.which("ls")
+    if not ls or not shutil.which("eu-addr2line"):
+        t.skip("no ls or eu-addr2line")
+        return
+    p = subprocess.Popen([ls, "-lR", "/usr"], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL)
+    try:
+        state = ""
+        for _ in range(6000):
+            with open("/proc/%d/syscall" % p.pid) as f:
+                state = f.read().split()
+            if state and state[0] == "1":
+                break
+            time.sleep(0.01)
+        if not t.ok(state and state[0] == "1", "ls blocks in write(2)"):
+            return
+        agree_with_eu("ls", p.pid, 100)
+    finally:
+        p.kill()
+        p.communicate()
 
 
 def test_cxx():
@@ -734,7 +794,8 @@ def test_cxx():
 
 TESTS = [test_executables, test_libraries, test_vdso, test_vdso_moved,
          test_debuginfo,
-         test_against_eu, test_python_against_eu, test_cxx, test_traced,
+         test_against_eu, test_python_against_eu, test_cxx_against_eu,
+         test_ls_against_eu, test_cxx, test_traced,
          test_textcopy, test_jit]
 
 
