@@ -112,6 +112,8 @@ struct maptap_modules {
 	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
 	bool cxx_tried;
 	char *demangled[2];	/* last demangled func and data names */
+	char *src_path;		/* last source path joined to its CU's
+				 * DW_AT_comp_dir (sym_lookup.c) */
 	char *debuginfo_path;	/* NULL: libdwfl's default */
 	/* libdwfl callbacks of every Dwfl of this tracker (sym_index.c);
 	 * they must outlive those Dwfls. */
@@ -203,9 +205,11 @@ void mt_symtab_callbacks_free(struct maptap_modules *m);
 int mt_symtab_lookup(const struct mt_symtab *t, bool func, uint64_t vaddr,
 		     struct maptap_sym *sym);
 
-/* Source file and line of VADDR; 0 or -ENOENT. */
+/* Source file and line of VADDR, and the DW_AT_comp_dir of its
+ * compilation unit (NULL if none), which a relative FILE is relative to;
+ * 0 or -ENOENT. */
 int mt_symtab_srcline(struct mt_symtab *t, uint64_t vaddr,
-		      const char **file, int *line);
+		      const char **file, const char **comp_dir, int *line);
 
 /* ---- sym_perfmap.c ---- */
 

@@ -745,6 +745,55 @@ def test_ls_against_eu():
         p.communicate()
 
 
+def eu_lines(pid, addrs, inline):
+    """{addr: [(file, line), ...]} from eu-addr2line -a (-i: the inline
+    chain, innermost first)."""
+    r = subprocess.run(["eu-addr2line", "--pid=%d" % pid, "-a"] +
+                       (["-i"] if inline else []) +
+                       ["0x%x" % a for a in addrs], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    res, cur = {}, None
+    for line in r.stdout.splitlines():
+        if line.startswith("0x"):
+            cur = res.setdefault(int(line, 16), [])
+        elif cur is not None:
+            m = re.match(r"^(.*?):(\d+)(?::\d+)?$", line)
+            cur.append((m.group(1), int(m.group(2))) if m else (None, 0))
+    return res
+
+
+def test_inline_lines():
+    """Source lines in a function with inlined calls (m_inline.c, -O2 -g):
+    for every byte of the caller, maptap's file:line is eu-addr2line's
+    (without -i: the line-table row, i.e. the innermost inlined line).
+    The inline chain (eu-addr2line -i) is not reported, see
+    docs/modules.md."""
+    if not shutil.which("eu-addr2line"):
+        t.skip("eu-addr2line not installed")
+        return
+    exe = t.build("m_inline", "-O2", out=os.path.join(t.tmpdir(), "m_inline"))
+    tg = Target(exe)
+    try:
+        f = tg.syms["main"]["m_in_caller"]
+        addrs = list(range(f, f + nm(exe)["m_in_caller"][1]))
+        chains = eu_lines(tg.pid, addrs, True)
+        plain = eu_lines(tg.pid, addrs, False)
+        res = query(tg.pid, addrs, "-l")
+        inlined = [a for a in addrs if len(chains.get(a, [])) > 1]
+        t.ok(inlined, "eu-addr2line -i sees inlined code at %d of %d "
+             "addresses" % (len(inlined), len(addrs)))
+        bad = [(hex(a), plain.get(a), r and (r["file"], r["line"]))
+               for a, r in zip(addrs, res)
+               if [(r and r["file"], r and r["line"])] != plain.get(a)]
+        if not t.ok(not bad, "file:line equal to eu-addr2line's for all %d "
+                    "bytes of m_in_caller" % len(addrs)):
+            t.diag("\n".join(map(str, bad[:10])))
+        t.ok(all(chains[a][0] == plain[a][0] for a in inlined),
+             "which is the innermost entry of the inline chain")
+    finally:
+        tg.stop()
+
+
 def test_cxx():
     """A C++ program: names raw by default (as nm prints them), demangled
     with -d exactly as c++filt demangles them."""
@@ -795,7 +844,7 @@ def test_cxx():
 TESTS = [test_executables, test_libraries, test_vdso, test_vdso_moved,
          test_debuginfo,
          test_against_eu, test_python_against_eu, test_cxx_against_eu,
-         test_ls_against_eu, test_cxx, test_traced,
+         test_ls_against_eu, test_inline_lines, test_cxx, test_traced,
          test_textcopy, test_jit]
 
 
