@@ -368,6 +368,51 @@ static void test_adopt(const struct maptap_vma_buf *buf)
 	maptap_modules_free(m);
 }
 
+struct starts {
+	uint64_t a[64];
+	int n;
+};
+
+static int note_start(const struct maptap_module_event *ev, void *arg)
+{
+	struct starts *st = arg;
+
+	if (ev->kind == MAPTAP_MODULE_LOAD && st->n < 64 &&
+	    ev->module->hi > ev->module->lo)
+		st->a[st->n++] = ev->module->lo;
+	return 0;
+}
+
+/* A retired ring of 2: an exec retires every instance, only the last 2
+ * stay findable in the past (the sorted index follows the ring). */
+static void test_retired_cap(const struct maptap_vma_buf *buf)
+{
+	struct maptap_modules_opts o = { .max_retired = 2 };
+	struct maptap_event ev = { .kind = MAPTAP_EV_EXEC, .pid = getpid(),
+				   .tid = getpid(), .time_ns = 100,
+				   .syscall_nr = -1 };
+	struct maptap_modules_stats st;
+	struct maptap_sym_info si;
+	struct starts s = { .n = 0 };
+	struct maptap_modules *m;
+	int i, found = 0;
+
+	if (maptap_modules_new(&o, &m) != 0) {
+		tap_skip("no tracker");
+		return;
+	}
+	maptap_modules_sync(m, getpid(), buf->v, buf->n, note_start, &s);
+	maptap_modules_event(m, &ev, NULL, NULL, NULL);
+	maptap_modules_get_stats(m, &st);
+	for (i = 0; i < s.n; i++)
+		found += maptap_sym_lookup(m, getpid(), s.a[i], 50, 0,
+					   &si) == 0;
+	tap_ok(s.n > 2 && st.retired == 2 && found == 2,
+	       "retired ring of 2 after %d unloads: %d found in the past",
+	       s.n, found);
+	maptap_modules_free(m);
+}
+
 int main(void)
 {
 	struct maptap_vma_buf buf = { 0 };
@@ -396,6 +441,7 @@ int main(void)
 	test_history(m, &buf, (uint64_t)(uintptr_t)&self_func, "self_func");
 	test_perfmap(m);
 	test_adopt(&buf);
+	test_retired_cap(&buf);
 	maptap_vma_buf_free(&buf);
 	maptap_modules_free(m);
 	return tap_done();
