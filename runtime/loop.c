@@ -660,13 +660,26 @@ int maptap_session_run(struct maptap_session *s)
 	return 0;
 }
 
+/* Whether the kernel sends us SIGCHLD at a tracee's stop: not when it
+ * is ignored or has SA_NOCLDSTOP (kernel/signal.c,
+ * do_notify_parent_cldstop). */
+static bool chld_at_stops(void)
+{
+	struct sigaction sa;
+
+	return sigaction(SIGCHLD, NULL, &sa) == 0 &&
+	       sa.sa_handler != SIG_IGN && !(sa.sa_flags & SA_NOCLDSTOP);
+}
+
 /* Sleep until a SIGCHLD (blocked, in CHLD) is pending, a signal handler
- * ran, or NS nanoseconds passed.  Every outcome is fine: the caller
- * looks again. */
-static void wait_chld(const sigset_t *chld, uint64_t ns)
+ * ran, or NS nanoseconds passed; without SIGCHLD at stops, 1 ms at most.
+ * Every outcome is fine: the caller looks again. */
+static void wait_chld(const sigset_t *chld, uint64_t ns, bool signalled)
 {
 	struct timespec ts;
 
+	if (!signalled && ns > 1000000)
+		ns = 1000000;
 	ts.tv_sec = (time_t)(ns / 1000000000ULL);
 	ts.tv_nsec = (long)(ns % 1000000000ULL);
 	sigtimedwait(chld, NULL, &ts);
@@ -682,6 +695,7 @@ static void wait_chld(const sigset_t *chld, uint64_t ns)
 static int run_until(struct maptap_session *s, uint64_t deadline,
 		     const sigset_t *chld)
 {
+	bool signalled = chld_at_stops();
 	size_t late = 0;
 
 	while (tracing(s)) {
@@ -707,7 +721,7 @@ static int run_until(struct maptap_session *s, uint64_t deadline,
 		}
 		if (now >= deadline)
 			return 1;
-		wait_chld(chld, deadline - now);
+		wait_chld(chld, deadline - now, signalled);
 	}
 	return 0;
 }
