@@ -632,6 +632,40 @@ static void test_exec(void)
 	free(c.v);
 }
 
+/* A non-leader thread's execve returns under the leader's tid. */
+static void test_thread_exec(void)
+{
+	struct maptap_session_opts o;
+	struct ctx c;
+	long entry = -1, ret = -1, exec_ev, ready;
+	int execve_nr = nr_of("execve");
+	pid_t pid;
+	size_t i;
+
+	opts_init(&o, &c);
+	set_bit(&o, execve_nr);
+	tap_int_eq(launch_run(&o, &c, "texec", NULL, &pid, NULL), 0,
+		   "texec: exits 0");
+	for (i = 0; i < c.n; i++) {
+		if (c.v[i].type != R_SYSCALL || c.v[i].nr != execve_nr)
+			continue;
+		if (c.v[i].is_return)
+			ret = (long)i;
+		else
+			entry = (long)i;
+	}
+	exec_ev = find(&c, entry >= 0 ? (size_t)entry : 0, R_EVENT,
+		       MAPTAP_EV_EXEC, pid);
+	ready = find(&c, 0, R_READY, MAPTAP_READY_EXEC, pid);
+	tap_ok(entry >= 0 && c.v[entry].tid != pid,
+	       "texec: execve enters in the second thread");
+	tap_ok(ret > ready && ready > exec_ev && exec_ev > entry &&
+	       c.v[ret].tid == pid && c.v[ret].ret == 0 && c.v[ret].regs_match,
+	       "texec: its exit comes under the leader's tid, after the exec event and on_ready (%ld %ld %ld %ld)",
+	       entry, exec_ev, ready, ret);
+	free(c.v);
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -783,6 +817,7 @@ int main(void)
 	test_threads();
 	test_fork();
 	test_exec();
+	test_thread_exec();
 	test_run_until("SIGCHLD default");
 	{
 		struct sigaction sa;
