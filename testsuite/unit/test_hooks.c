@@ -496,6 +496,49 @@ static void test_all(void)
 	free(c.v);
 }
 
+/* The entry numbers of a run, in order, without NR_OUT. */
+static size_t entries(const struct ctx *c, int *out, size_t max, int nr_out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->n && n < max; i++)
+		if (c->v[i].type == R_SYSCALL && !c->v[i].is_return &&
+		    c->v[i].nr != nr_out)
+			out[n++] = c->v[i].nr;
+	return n;
+}
+
+/* Every bit of the set: the filter's compares span several blocks, and
+ * must trace exactly what all_syscalls traces below number 512. */
+static void test_every_bit(void)
+{
+	struct maptap_session_opts o;
+	struct ctx c;
+	static int all[4096], bits[4096];
+	size_t na, nb;
+	pid_t pid;
+	int i;
+
+	opts_init(&o, &c);
+	o.all_syscalls = true;
+	tap_int_eq(launch_run(&o, &c, "raw", NULL, &pid, NULL), 0,
+		   "all_syscalls again: exits 0");
+	na = entries(&c, all, 4096, 999999);
+	free(c.v);
+	opts_init(&o, &c);
+	for (i = 0; i < MAPTAP_SYSCALL_SET_BITS; i++)
+		set_bit(&o, i);
+	tap_int_eq(launch_run(&o, &c, "raw", NULL, &pid, NULL), 0,
+		   "every bit set: exits 0");
+	nb = entries(&c, bits, 4096, -1);
+	tap_ok(na > 20 && na == nb && !memcmp(all, bits, na * sizeof(*all)),
+	       "every bit set: the same calls as all_syscalls but 999999 (%zu, %zu)",
+	       na, nb);
+	tap_int_eq(count(&c, R_SYSCALL, 999999), 0,
+		   "every bit set: 999999 is outside the set");
+	free(c.v);
+}
+
 static void test_mem(void)
 {
 	struct maptap_session_opts o;
@@ -813,6 +856,7 @@ int main(void)
 	test_raw_launch();
 	test_select();
 	test_all();
+	test_every_bit();
 	test_mem();
 	test_threads();
 	test_fork();
