@@ -378,6 +378,17 @@ static void test_raw_launch(void)
 	tap_int_eq(count(&c, R_READY, -1), 1, "launch: one on_ready");
 	free(c.v);
 
+	/* Without the filter every call stops; the set still decides. */
+	opts_init(&o, &c);
+	o.no_seccomp = true;
+	set_bit(&o, MARK);
+	tap_int_eq(launch_run(&o, &c, "raw", NULL, &pid, NULL), 0,
+		   "raw (--no-seccomp): exits 0");
+	tap_int_eq(count(&c, R_SYSCALL, -1), count(&c, R_SYSCALL, MARK),
+		   "no-seccomp: only the selected call reaches on_syscall");
+	check_marks(&c, 0, "no-seccomp", 2);
+	free(c.v);
+
 	opts_init(&o, &c);
 	if (maptap_session_new(&o, &c.s) == 0) {
 		tap_int_eq(maptap_session_get_regs(c.s, getpid(), &regs),
