@@ -432,9 +432,8 @@ static int64_t call_vma_long(struct interp *I, struct node *n, int id)
 }
 
 static int call_vma_string(struct interp *I, struct node *n, int id,
-			   struct maptap_script_buf *b)
+			   uint64_t addr, struct maptap_script_buf *b)
 {
-	uint64_t addr = (uint64_t)arg_l(I, n, 0);
 	const struct maptap_vma *v = find_vma(I, n, addr);
 	struct maptap_module_desc d;
 	char perms[5];
@@ -548,10 +547,13 @@ static size_t string_n_len(const struct interp *I, int64_t n)
 	return (size_t)n + 1;
 }
 
+/* The arguments of one user_string* call. */
 struct string_call {
-	int64_t n;		/* characters, or -1: MAXSTRINGLEN */
+	int64_t n;		/* user_string_n's n; INT64_MAX: all */
+	int64_t outlen;		/* the _quoted forms' output limit */
 	const char *alt;	/* the text on a fault, or NULL: error */
 	bool warn;
+	bool quoted;
 };
 
 static void string_fault(struct interp *I, struct node *n, uint64_t addr,
@@ -578,9 +580,7 @@ static void read_string(struct interp *I, struct node *n, uint64_t addr,
 			const struct string_call *c,
 			struct maptap_script_buf *b)
 {
-	size_t len = c->n < 0 ? string_n_len(I, INT64_MAX)
-			      : string_n_len(I, c->n);
-	int rc = copy_string(I, addr, len, b);
+	int rc = copy_string(I, addr, string_n_len(I, c->n), b);
 
 	if (rc == -ENOMEM)
 		check(I, n, rc);
@@ -589,15 +589,13 @@ static void read_string(struct interp *I, struct node *n, uint64_t addr,
 }
 
 /* user_string_quoted and user_string_n_quoted (stap >= 3.0): the
- * string quoted, cut to OUTLEN with "\"..." ; the address in hex when
- * it cannot be read. */
+ * string read into RAW, quoted into B and cut to OUTLEN with "\"...";
+ * the address in hex when it cannot be read. */
 static void quoted(struct interp *I, struct node *n, uint64_t addr,
-		   int64_t inlen, int64_t outlen, struct maptap_script_buf *b)
+		   const struct string_call *c, struct maptap_script_buf *raw,
+		   struct maptap_script_buf *b)
 {
-	struct maptap_script_buf *raw = tr_tmp_get(I);
-	size_t len = inlen < 0 ? string_n_len(I, INT64_MAX)
-			       : string_n_len(I, inlen);
-	int rc = copy_string(I, addr, len, raw);
+	int rc = copy_string(I, addr, string_n_len(I, c->n), raw);
 
 	if (rc == -ENOMEM)
 		check(I, n, rc);
@@ -607,46 +605,65 @@ static void quoted(struct interp *I, struct node *n, uint64_t addr,
 	}
 	if (maptap_script_text_strn(I->ctx, raw->s, raw->len, 0, 1, b) < 0)
 		tr_rt_ctx_error(I, n->tok);
-	if (outlen >= 0 && (int64_t)b->len > outlen - 2) {
-		maptap_script_buf_truncate(b, outlen > 4 ? outlen - 4 : 0);
+	if (c->outlen >= 0 && (int64_t)b->len > c->outlen - 2) {
+		maptap_script_buf_truncate(b, c->outlen > 4 ? c->outlen - 4
+							    : 0);
 		check(I, n, maptap_script_buf_adds(b, "\"..."));
 	}
 }
 
-static void call_user_string(struct interp *I, struct node *n, int id,
-			     struct maptap_script_buf *b)
+/* The arguments after the address of the user_string* functions. */
+static void string_args(struct interp *I, struct node *n, int id,
+			struct string_call *c)
 {
-	uint64_t addr = (uint64_t)arg_l(I, n, 0);
-	struct string_call c = { .n = -1 };
 	int nargs = n->list.n;
 
+	c->n = INT64_MAX;
+	c->outlen = -1;
 	switch (id) {
 	case U_STRING_QUOTED:
-		quoted(I, n, addr, -1, -1, b);
+		c->quoted = true;
 		return;
 	case U_STRING_N_QUOTED:
 	case U_STRING_N2_QUOTED:
-		quoted(I, n, addr, arg_l(I, n, 1),
-		       nargs > 2 ? arg_l(I, n, 2) :
-		       (int64_t)I->lim.maxstringlen, b);
+		c->quoted = true;
+		c->n = arg_l(I, n, 1);
+		c->outlen = nargs > 2 ? arg_l(I, n, 2) :
+			    (int64_t)I->lim.maxstringlen;
 		return;
 	case U_STRING_N:
 	case U_STRING_N2:
 	case U_STRING_N_WARN:
 	case U_STRING2_N_WARN:
-		c.n = arg_l(I, n, 1);
+		c->n = arg_l(I, n, 1);
 		if (nargs > 2)
-			c.alt = arg_s(I, n, 2).p;
+			c->alt = arg_s(I, n, 2).p;
 		break;
 	default:
 		if (nargs > 1)
-			c.alt = arg_s(I, n, 1).p;
+			c->alt = arg_s(I, n, 1).p;
 	}
-	c.warn = id == U_STRING_WARN || id == U_STRING2_WARN ||
-		 id == U_STRING_N_WARN || id == U_STRING2_N_WARN;
-	if (c.warn && !c.alt)
-		c.alt = "";
-	read_string(I, n, addr, &c, b);
+	c->warn = id == U_STRING_WARN || id == U_STRING2_WARN ||
+		  id == U_STRING_N_WARN || id == U_STRING2_N_WARN;
+	if (c->warn && !c->alt)
+		c->alt = "";
+}
+
+static void call_user_string(struct interp *I, struct node *n,
+			     uint64_t addr, const struct string_call *c,
+			     struct maptap_script_buf *b)
+{
+	struct maptap_script_buf *raw;
+
+	if (!c->quoted) {
+		read_string(I, n, addr, c, b);
+		return;
+	}
+	/* a second temporary may move the first: take both by index */
+	tr_tmp_get(I);
+	raw = &I->tmp[I->ntmp - 2];
+	b = &I->tmp[I->ntmp - 1];
+	quoted(I, n, addr, c, raw, b);
 }
 
 /* ---- dispatch ---- */
@@ -654,24 +671,31 @@ static void call_user_string(struct interp *I, struct node *n, int id,
 static void call_string(struct interp *I, struct node *n, int id,
 			struct sref *s)
 {
-	struct maptap_script_buf *b = tr_tmp_get(I);
+	uint64_t addr = (uint64_t)arg_l(I, n, 0);
+	struct string_call c = { .n = INT64_MAX };
 	const struct maptap_module_info *m;
 	struct maptap_module_desc d;
+	struct maptap_script_buf *b;
 
+	if (id >= U_STRING && id <= U_STRING_N2_QUOTED)
+		string_args(I, n, id, &c);
+	/* temporaries only after the arguments: evaluating one may grow
+	 * (and move) the array they live in */
+	b = tr_tmp_get(I);
 	switch (id) {
 	case U_USYMNAME:
 	case U_USYMDATA:
 	case U_USYMFILE:
 	case U_USYMLINE:
 	case U_USYMFILELINE:
-		check(I, n, format_sym(I, id, (uint64_t)arg_l(I, n, 0), b));
+		check(I, n, format_sym(I, id, addr, b));
 		break;
 	case U_UMODNAME:
-		m = find_module(I, n, (uint64_t)arg_l(I, n, 0), &d);
+		m = find_module(I, n, addr, &d);
 		check(I, n, maptap_script_buf_adds(b, m->path));
 		break;
 	case U_UMODBUILDID:
-		m = find_module(I, n, (uint64_t)arg_l(I, n, 0), &d);
+		m = find_module(I, n, addr, &d);
 		if (m->build_id)
 			check(I, n, maptap_script_buf_adds(b, m->build_id));
 		break;
@@ -679,10 +703,11 @@ static void call_string(struct interp *I, struct node *n, int id,
 	case U_VMA_NAME:
 	case U_VMA_SEGMENT_KIND:
 	case U_VMA_MODULE:
-		check(I, n, call_vma_string(I, n, id, b));
+		check(I, n, call_vma_string(I, n, id, addr, b));
 		break;
 	default:
-		call_user_string(I, n, id, b);
+		call_user_string(I, n, addr, &c, b);
+		b = &I->tmp[I->ntmp - 1];	/* the result, last taken */
 	}
 	result(I, b, s);
 }
