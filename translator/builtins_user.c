@@ -453,7 +453,8 @@ static int call_vma_string(struct interp *I, struct node *n, int id,
 		return maptap_script_buf_add(b, v->name, v->name_len);
 	}
 	/* the VMA exists; its module and segment may not */
-	if (maptap_modules_find(I->tgt->mods, I->tgt->pid, addr, &d) < 0)
+	if (!I->tgt->mods ||
+	    maptap_modules_find(I->tgt->mods, I->tgt->pid, addr, &d) < 0)
 		d.has_module = d.has_segment = false;
 	if (id == U_VMA_MODULE)
 		return d.has_module ? maptap_script_buf_adds(b, d.module.path)
