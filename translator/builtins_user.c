@@ -657,21 +657,20 @@ static void string_args(struct interp *I, struct node *n, int id,
 		c->alt = "";
 }
 
-static void call_user_string(struct interp *I, struct node *n,
-			     uint64_t addr, const struct string_call *c,
-			     struct maptap_script_buf *b)
+/* Returns the buffer that holds the result. */
+static struct maptap_script_buf *
+call_user_string(struct interp *I, struct node *n, uint64_t addr,
+		 const struct string_call *c, struct maptap_script_buf *b)
 {
-	struct maptap_script_buf *raw;
+	struct maptap_script_buf *out;
 
 	if (!c->quoted) {
 		read_string(I, n, addr, c, b);
-		return;
+		return b;
 	}
-	/* a second temporary may move the first: take both by index */
-	tr_tmp_get(I);
-	raw = &I->tmp[I->ntmp - 2];
-	b = &I->tmp[I->ntmp - 1];
-	quoted(I, n, addr, c, raw, b);
+	out = tr_tmp_get(I);	/* temporaries never move: B stays valid */
+	quoted(I, n, addr, c, b, out);
+	return out;
 }
 
 /* ---- UTF-32 and UTF-16 strings ---- */
@@ -872,15 +871,15 @@ static void call_string(struct interp *I, struct node *n, int id,
 	case U_UTF16:
 	case U_UTF16_2:
 	case U_UTF16_QUOTED:
-		/* a second temporary may move the first: both by index */
-		tr_tmp_get(I);
-		call_utf(I, n, id, addr, c.alt, &I->tmp[I->ntmp - 2],
-			 &I->tmp[I->ntmp - 1]);
-		b = &I->tmp[I->ntmp - 1];
+	{
+		struct maptap_script_buf *raw = b;
+
+		b = tr_tmp_get(I);
+		call_utf(I, n, id, addr, c.alt, raw, b);
 		break;
+	}
 	default:
-		call_user_string(I, n, addr, &c, b);
-		b = &I->tmp[I->ntmp - 1];	/* the result, last taken */
+		b = call_user_string(I, n, addr, &c, b);
 	}
 	result(I, b, s);
 }
