@@ -44,6 +44,10 @@ else
 	exit
 fi
 cp "$src"/testsuite/script/cases/*.stp "$tmp/corpus/"
+# Real tapsets as seeds too, when SystemTap's are installed: they hold
+# the constructs (macros, %( %), target expressions) scripts rarely do.
+cp /usr/share/systemtap/tapset/*.stp /usr/share/systemtap/tapset/*.stpm \
+	"$tmp/corpus/" 2>/dev/null || true
 if "$tmp/fuzz" -max_total_time="$secs" -max_len=4096 -timeout=10 \
 	-rss_limit_mb=1024 "$tmp/corpus" >"$tmp/run.log" 2>&1; then
 	ok "libFuzzer ran ${secs}s without a crash"
