@@ -210,6 +210,10 @@ static void call_string(struct interp *I, struct node *n,
 	maptap_script_buf_clear(b);
 	switch (n->builtin) {
 	case P_EXECNAME:
+		if (I->tgt && I->tgt->pid && I->tgt->comm) {
+			maptap_script_buf_adds(b, I->tgt->comm);
+			break;
+		}
 		len = read_proc(ctx_pid(I), ctx_tid(I), "comm", comm,
 				sizeof(comm));
 		if (len > 0 && comm[len - 1] == '\n')
