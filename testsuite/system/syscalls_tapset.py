@@ -150,6 +150,52 @@ if cur is not None:
     want += "brk retval=%x\nbrk retval=%x\n" % (cur + 8192, cur)
 t.eq(out, want, "decoded variables of mmap2, munmap, mprotect, openat, brk")
 
+# 2b. The process calls: prctl, clone (glibc's fork), exit in the child,
+# a failing execve.  The child's lines are kept for the end: its exit and
+# the parent's clone return race.
+r, out, cur = script("""
+global kid
+probe syscall.prctl, syscall.execve
+{
+	if (on)
+		printf("%s(%s)\\n", name, argstr)
+}
+probe syscall.clone
+{
+	if (on)
+		printf("clone flags_str=%s\\n", flags_str)
+}
+probe syscall.prctl.return, syscall.execve.return
+{
+	if (on)
+		printf("%s = %s\\n", name, retstr)
+}
+probe syscall.clone.return
+{
+	if (on && pid() == target())
+		printf("clone = %s\\n", retval > 0 ? "CHILD" : retstr)
+}
+probe syscall.exit
+{
+	if (on)
+		kid = sprintf("%s(%s) status=%d", name, argstr, status)
+}
+probe end
+{
+	println(kid)
+}
+""")
+want = """\
+prctl(PR_SET_NAME, "st-worker")
+prctl = 0
+clone flags_str=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD
+clone = CHILD
+execve("/nonexistent/st_calls", ["st", "x y"], ["A=1"])
+execve = -2 (ENOENT)
+exit(7) status=7
+"""
+t.eq(out, want, "prctl, clone, exit, execve: argstr, flags_str, retstr")
+
 # 3. The vm.* memory tapset: one line per address-space change.
 r, out, cur = script("""
 probe vm.*

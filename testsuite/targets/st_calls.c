@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define BASE 0x200000000UL
@@ -19,6 +21,22 @@
 static void marker(void)
 {
 	syscall(SYS_close, -77);
+}
+
+/* The process calls: a name, a child that ends with exit(7), an exec
+ * that fails. */
+static void procs(void)
+{
+	char *args[] = { "st", "x y", NULL };
+	char *env[] = { "A=1", NULL };
+	pid_t child;
+
+	prctl(PR_SET_NAME, "st-worker");
+	child = fork();
+	if (child == 0)
+		syscall(SYS_exit, 7);
+	waitpid(child, NULL, 0);
+	syscall(SYS_execve, "/nonexistent/st_calls", args, env);
 }
 
 int main(int argc, char **argv)
@@ -52,6 +70,7 @@ int main(int argc, char **argv)
 	syscall(SYS_munmap, BASE + 0x10000, 4096);
 	syscall(SYS_brk, cur + 8192);
 	syscall(SYS_brk, cur);
+	procs();
 	marker();
 	fprintf(rep, "brk %lu\nfd %d\n", cur, fd);
 	fclose(rep);
