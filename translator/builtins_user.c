@@ -37,6 +37,7 @@ enum {
 	U_STRING, U_STRING2, U_STRING_N, U_STRING_N2,
 	U_STRING_WARN, U_STRING2_WARN, U_STRING_N_WARN, U_STRING2_N_WARN,
 	U_STRING_QUOTED, U_STRING_N_QUOTED, U_STRING_N2_QUOTED,
+	U_UTF32, U_UTF32_2, U_UTF32_QUOTED, U_UTF16, U_UTF16_2, U_UTF16_QUOTED,
 	U_VMA_MAPPED, U_VMA_START, U_VMA_END, U_VMA_OFFSET, U_VMA_PERMS,
 	U_VMA_NAME, U_VMA_SEGMENT_KIND, U_VMA_MODULE,
 	U_READER0,	/* first of readers[] below */
@@ -115,6 +116,12 @@ static const struct tr_builtin table[] = {
 	{ "user_string_quoted", 1, 1, { L }, S, U_STRING_QUOTED },
 	{ "user_string_n_quoted", 2, 3, { L, L, L }, S, U_STRING_N_QUOTED },
 	{ "user_string_n2_quoted", 3, 3, { L, L, L }, S, U_STRING_N2_QUOTED },
+	{ "user_string_utf32", 1, 2, { L, S }, S, U_UTF32 },
+	{ "user_string2_utf32", 2, 2, { L, S }, S, U_UTF32_2 },
+	{ "user_string_quoted_utf32", 1, 1, { L }, S, U_UTF32_QUOTED },
+	{ "user_string_utf16", 1, 2, { L, S }, S, U_UTF16 },
+	{ "user_string2_utf16", 2, 2, { L, S }, S, U_UTF16_2 },
+	{ "user_string_quoted_utf16", 1, 1, { L }, S, U_UTF16_QUOTED },
 	{ "vma_mapped", 1, 1, { L }, L, U_VMA_MAPPED },
 	{ "vma_start", 1, 1, { L }, L, U_VMA_START },
 	{ "vma_end", 1, 1, { L }, L, U_VMA_END },
@@ -446,7 +453,8 @@ static int call_vma_string(struct interp *I, struct node *n, int id,
 		return maptap_script_buf_add(b, v->name, v->name_len);
 	}
 	/* the VMA exists; its module and segment may not */
-	if (maptap_modules_find(I->tgt->mods, I->tgt->pid, addr, &d) < 0)
+	if (!I->tgt->mods ||
+	    maptap_modules_find(I->tgt->mods, I->tgt->pid, addr, &d) < 0)
 		d.has_module = d.has_segment = false;
 	if (id == U_VMA_MODULE)
 		return d.has_module ? maptap_script_buf_adds(b, d.module.path)
@@ -666,6 +674,157 @@ static void call_user_string(struct interp *I, struct node *n,
 	quoted(I, n, addr, c, raw, b);
 }
 
+/* ---- UTF-32 and UTF-16 strings ---- */
+
+/* A window over the current process's memory, so a string read one
+ * code unit at a time costs one read per window, not one per unit. */
+struct uwin {
+	pid_t pid;
+	uint64_t base;
+	size_t have;
+	unsigned char buf[1024];
+};
+
+/* The SIZE-byte little-endian unit at ADDR, or false on a fault. */
+static bool uwin_get(struct uwin *w, uint64_t addr, size_t size,
+		     uint32_t *v)
+{
+	ssize_t got;
+
+	if (addr < w->base || addr - w->base + size > w->have) {
+		got = w->pid > 0 ? maptap_read_user(w->pid, addr, w->buf,
+						    sizeof(w->buf)) : -EFAULT;
+		w->base = addr;
+		w->have = got > 0 ? (size_t)got : 0;
+		if (w->have < size)
+			return false;
+	}
+	*v = 0;
+	memcpy(v, w->buf + (addr - w->base), size);
+	return true;
+}
+
+/* Code point C as UTF-8 at OUT with ROOM bytes (NUL included), as
+ * stap's _stp_convert_utf32(): the length, 0 when it does not fit, -1
+ * for a surrogate or a value above U+10FFFF (RFC 3629). */
+static int utf8_put(char *out, size_t room, uint32_t c)
+{
+	int n, i;
+
+	if (c >= 0xd800 && c <= 0xdfff)
+		return -1;
+	if (c <= 0x7f)
+		n = 1;
+	else if (c <= 0x7ff)
+		n = 2;
+	else if (c <= 0xffff)
+		n = 3;
+	else if (c <= 0x10ffff)
+		n = 4;
+	else
+		return -1;
+	if (room < (size_t)n + 1)
+		return 0;
+	if (n == 1) {
+		out[0] = (char)c;
+		return 1;
+	}
+	for (i = n - 1; i > 0; i--, c >>= 6)
+		out[i] = (char)(0x80 | (c & 0x3f));
+	out[0] = (char)(((0xff00 >> n) & 0xff) | c);
+	return n;
+}
+
+/* The next code point of a UTF-16 string at *AT: a surrogate pair is
+ * combined, a lone high surrogate is returned as is (and then refused
+ * by utf8_put), as in stap's user_string_utf16(). */
+static bool utf16_next(struct uwin *w, uint64_t *at, uint32_t *c)
+{
+	uint32_t lo;
+
+	if (!uwin_get(w, *at, 2, c))
+		return false;
+	if (*c < 0xd800 || *c > 0xdbff)
+		return true;
+	*at += 2;
+	if (!uwin_get(w, *at, 2, &lo))
+		return false;	/* the fault is at the low half */
+	if (lo >= 0xdc00 && lo <= 0xdfff)
+		*c = 0x10000 + ((*c & 0x3ff) << 10) + (lo & 0x3ff);
+	else
+		*at -= 2;	/* a lone high half, reported where it is */
+	return true;
+}
+
+/* user_string_utf32/utf16(ADDR) converted to UTF-8 into B, at most
+ * MAXSTRINGLEN - 1 bytes (a character that does not fit ends it).
+ * Returns 0, or -1 with the error message of stap's functions in MSG. */
+static int read_utf(struct interp *I, uint64_t addr, unsigned unit,
+		    struct maptap_script_buf *b, char msg[128])
+{
+	struct uwin w = { .pid = cur_pid(I) };
+	size_t room = I->lim.maxstringlen;
+	uint64_t at = addr;
+	uint32_t c;
+	bool ok;
+	int n;
+
+	maptap_script_buf_clear(b);
+	if (maptap_script_buf_reserve(b, room) < 0)
+		return -ENOMEM;
+	for (; room > 1; at += unit) {
+		ok = unit == 4 ? uwin_get(&w, at, 4, &c) : utf16_next(&w, &at,
+								       &c);
+		if (!ok) {
+			snprintf(msg, 128, "user string copy fault at 0x%"
+				 PRIx64 " [man error::fault]", at);
+			return -1;
+		}
+		if (c == 0)
+			break;
+		n = utf8_put(b->s + b->len, room, c);
+		if (n < 0) {
+			snprintf(msg, 128, "invalid UTF-%u character U+%X at "
+				 "0x%" PRIx64, unit * 8, c, at);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		b->len += (size_t)n;
+		room -= (size_t)n;
+	}
+	b->s[b->len] = '\0';
+	return 0;
+}
+
+/* The six UTF functions: the plain form raises, the two-argument forms
+ * return ALT, the quoted forms quote or give the address. */
+static void call_utf(struct interp *I, struct node *n, int id,
+		     uint64_t addr, const char *alt,
+		     struct maptap_script_buf *raw, struct maptap_script_buf *b)
+{
+	unsigned unit = id <= U_UTF32_QUOTED ? 4 : 2;
+	bool quote = id == U_UTF32_QUOTED || id == U_UTF16_QUOTED;
+	char msg[128];
+	int rc = read_utf(I, addr, unit, quote ? raw : b, msg);
+
+	if (rc == -ENOMEM)
+		check(I, n, rc);
+	if (rc < 0) {
+		maptap_script_buf_clear(b);
+		if (quote)
+			check(I, n, add_hex(b, addr));
+		else if (alt)
+			check(I, n, maptap_script_buf_adds(b, alt));
+		else
+			tr_rt_error(I, n->tok, "%s", msg);
+		return;
+	}
+	if (quote && maptap_script_text_strn(I->ctx, raw->s, raw->len, 0, 1,
+					     b) < 0)
+		tr_rt_ctx_error(I, n->tok);
+}
+
 /* ---- dispatch ---- */
 
 static void call_string(struct interp *I, struct node *n, int id,
@@ -679,6 +838,8 @@ static void call_string(struct interp *I, struct node *n, int id,
 
 	if (id >= U_STRING && id <= U_STRING_N2_QUOTED)
 		string_args(I, n, id, &c);
+	if (id >= U_UTF32 && id <= U_UTF16_QUOTED && n->list.n > 1)
+		c.alt = arg_s(I, n, 1).p;
 	/* temporaries only after the arguments: evaluating one may grow
 	 * (and move) the array they live in */
 	b = tr_tmp_get(I);
@@ -704,6 +865,18 @@ static void call_string(struct interp *I, struct node *n, int id,
 	case U_VMA_SEGMENT_KIND:
 	case U_VMA_MODULE:
 		check(I, n, call_vma_string(I, n, id, addr, b));
+		break;
+	case U_UTF32:
+	case U_UTF32_2:
+	case U_UTF32_QUOTED:
+	case U_UTF16:
+	case U_UTF16_2:
+	case U_UTF16_QUOTED:
+		/* a second temporary may move the first: both by index */
+		tr_tmp_get(I);
+		call_utf(I, n, id, addr, c.alt, &I->tmp[I->ntmp - 2],
+			 &I->tmp[I->ntmp - 1]);
+		b = &I->tmp[I->ntmp - 1];
 		break;
 	default:
 		call_user_string(I, n, addr, &c, b);

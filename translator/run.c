@@ -118,10 +118,13 @@ static int run_pass5(struct tr_session *s)
 	}
 	I.tgt = &none;
 	rc = tr_interp_run(&I);
-	tr_interp_fini(&I);
-	clock_report(s, &c, "Pass 5: run completed");
-	if (rc)
+	/* A nonzero status without script errors is -c's command's own,
+	 * or a target refused with its one-line message (target.c). */
+	if (I.errors)
 		fputs("Pass 5: run failed.  [man error::pass5]\n", s->err);
+	else
+		clock_report(s, &c, "Pass 5: run completed");
+	tr_interp_fini(&I);
 	return rc;
 }
 

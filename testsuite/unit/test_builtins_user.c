@@ -36,6 +36,10 @@
 
 int t_user_data[4] = { 1, 2, 3, 4 };
 static const char t_string[] = "maptap\tuser \"funcs\"";
+static const uint32_t t_u32[] = { 'h', 0xe9, 0x20ac, 0x1f600, 0 };
+static const uint16_t t_u16[] = { 'h', 0xe9, 0xd83d, 0xde00, 0 };
+static const uint32_t t_bad32[] = { 'x', 0x110000, 0 };
+static const uint16_t t_bad16[] = { 'x', 0xd800, 'y', 0 };
 static const unsigned char t_pattern[8] = {
 	0xfe, 0x80, 0x01, 0x90, 0x7f, 0x00, 0x00, 0xc0,
 };
@@ -212,6 +216,43 @@ static void test_strings(struct fixture *fx, pid_t tid)
 	free(want);
 }
 
+static void test_utf(struct fixture *fx, pid_t tid)
+{
+	unsigned long u32 = (uintptr_t)t_u32, u16 = (uintptr_t)t_u16;
+	unsigned long b32 = (uintptr_t)t_bad32, b16 = (uintptr_t)t_bad16;
+	unsigned long edge = (uintptr_t)fx->edge;
+	char *script, *want;
+
+	script = expect_fmt(
+		"probe begin {\n"
+		"  println(user_string_utf32(%#lx))\n"
+		"  println(user_string_utf16(%#lx))\n"
+		"  println(user_string_quoted_utf32(%#lx))\n"
+		"  println(user_string_quoted_utf16(%#lx))\n"
+		"  try { user_string_utf32(%#lx) } catch (e) { println(e) }\n"
+		"  try { user_string_utf16(%#lx) } catch (e) { println(e) }\n"
+		"  try { user_string_utf32(%#lx) } catch (e) { println(e) }\n"
+		"  try { user_string_utf16(%#lx) } catch (e) { println(e) }\n"
+		"  println(user_string_utf16(%#lx, \"alt\"), \" \","
+		" user_string2_utf32(%#lx, \"alt2\"), \" \","
+		" user_string_quoted_utf16(%#lx))\n"
+		"}\n", u32, u16, u32, u16, b32, b16, edge, edge, b16, edge,
+		edge);
+	want = expect_fmt(
+		"h\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\n"
+		"h\xc3\xa9\xf0\x9f\x98\x80\n"
+		"\"h\\u00e9\\u20ac\\U0001f600\"\n"
+		"\"h\\u00e9\\U0001f600\"\n"
+		"invalid UTF-32 character U+110000 at %#lx\n"
+		"invalid UTF-16 character U+D800 at %#lx\n"
+		"user string copy fault at %#lx [man error::fault]\n"
+		"user string copy fault at %#lx [man error::fault]\n"
+		"alt alt2 %#lx\n", b32 + 4, b16 + 2, edge, edge + 2, edge);
+	check(fx, tid, "UTF-32 and UTF-16 strings", script, want);
+	free(script);
+	free(want);
+}
+
 static void test_readers(struct fixture *fx, pid_t tid)
 {
 	uintptr_t p = (uintptr_t)t_pattern;
@@ -355,6 +396,7 @@ static void on_ready(pid_t pid, pid_t tid, enum maptap_ready_why why,
 	fx->ran = true;
 	test_symbols(fx, tid);
 	test_strings(fx, tid);
+	test_utf(fx, tid);
 	test_readers(fx, tid);
 	test_regs(fx, tid);
 	test_vma(fx, tid);
