@@ -1143,7 +1143,9 @@ static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
 		e->alias_depth--;
 		return;
 	}
-	for (i = 0; i < e->files.n && out->n == before; i++) {
+	/* Every file's aliases: a wildcard (syscall.*) spans the tapset
+	 * files, and stap joins same-named aliases from several files. */
+	for (i = 0; i < e->files.n; i++) {
 		struct tr_file *f = e->files.v[i];
 
 		for (k = 0; k < f->aliases.n; k++) {
