@@ -15,7 +15,6 @@
  */
 #include <config.h>
 
-#define _GNU_SOURCE 1
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

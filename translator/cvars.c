@@ -119,8 +119,10 @@ int tr_cvar_lookup(const struct tr_dprobe *dp, const char *name,
 		       "$return, $argN or $$parms expected";
 	} else {
 		d = find(event_vars, N_OF(event_vars), name);
-		*why = "unable to find local, (alternatives: see "
-		       "docs/probes.md)";
+		*why = name[0] == '$' && name[1] != '$' &&
+		       !strpbrk(name, "-[(") ? NULL :
+		       "target variables of this form are not available "
+		       "in this probe";
 	}
 	if (!d)
 		return -1;

@@ -16,7 +16,8 @@ struct sref;
 
 /* Look up $NAME (with its '$') in a probe DP (NULL: a function body).
  * Returns the variable's id (>= 0) and its type in *TYPE, or -1 with a
- * message in stap's words in *WHY. */
+ * message in stap's words in *WHY (NULL: an unknown plain $name of an
+ * event probe; the caller says stap's "unable to find local 'name'"). */
 int tr_cvar_lookup(const struct tr_dprobe *dp, const char *name,
 		   enum tr_type *type, const char **why);
 

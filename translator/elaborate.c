@@ -384,13 +384,12 @@ static void resolve_target(struct scope *sc, struct node *n, bool lv)
 
 	id = tr_cvar_lookup(sc->dp, n->str, &n->type, &why);
 	if (id < 0) {
-		if (sc->dp && sc->dp->kind == PK_EVENT &&
-		    !strchr(n->str, '(') && !strstr(n->str, "->"))
+		if (why)
+			tr_sema_error(sc->e->s, n->tok, "%s", why);
+		else	/* the shape of stap's dwarf message */
 			tr_sema_error(sc->e->s, n->tok, "unable to find local "
 				      "'%s', (alternatives: see "
 				      "docs/probes.md)", n->str + 1);
-		else
-			tr_sema_error(sc->e->s, n->tok, "%s", why);
 		return;
 	}
 	if (lv) {
@@ -973,8 +972,10 @@ static void match_syscall(struct elab *e, const struct tr_probe_point *pp,
 		dp0.syscalls[c->arg->num / 64] |= 1ull << (c->arg->num % 64);
 		any = true;
 	}
-	if (c->arg->kind == N_STR && !strcmp(c->arg->str, "*"))
-		set_all_syscalls(&dp0), any = true;
+	if (c->arg->kind == N_STR && !strcmp(c->arg->str, "*")) {
+		set_all_syscalls(&dp0);
+		any = true;
+	}
 	if (!any)
 		return;
 	for (r = 0; r < 2; r++) {
@@ -1002,12 +1003,11 @@ static void match_maptap(struct elab *e, const struct tr_probe_point *pp,
 			 struct ptr_vec *out)
 {
 	static const char *const mod[] = { "load", "unload" };
+	const struct tr_component *c0 = pp->comps.v[0];
 	const char *w[2];
 	size_t i;
 
-	if (!glob_match(((struct tr_component *)pp->comps.v[0])->name,
-			"maptap") || pp->comps.n < 2 ||
-	    ((struct tr_component *)pp->comps.v[0])->arg)
+	if (c0->arg || !glob_match(c0->name, "maptap"))
 		return;
 	match_syscall(e, pp, out);
 	w[0] = "event";
