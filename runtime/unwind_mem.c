@@ -5,15 +5,25 @@
  * obvious answer, PTRACE_PEEKDATA per word (libunwind-ptrace's
  * _UPT_access_mem), is one system call per word; a backtrace asks for
  * hundreds of words from a handful of pages (the stack, .eh_frame_hdr,
- * .eh_frame).  So each page is read once per stop with
- * process_vm_readv(2) and served from the cache after that; an
- * unreadable page is remembered as such too.
+ * .eh_frame).  So each page is read once per stop and served from the
+ * cache after that; an unreadable page is remembered as such too.
+ *
+ * A page of a read-only segment of a module (.eh_frame_hdr, .eh_frame,
+ * code) holds the bytes of the file the module layer already has open
+ * and mapped: the kernel maps file pages as they are (mmap(2)), and the
+ * loader only writes to writable segments.  Those pages are copied from
+ * the module's own image, with no system call; only the stack and
+ * writable data are read with process_vm_readv(2).  What this gives up:
+ * text the target patched at run time (DT_TEXTREL objects, code it
+ * mprotect()s writable) reads as the file has it; unwinding needs only
+ * its CFI, which no such patching touches in practice.
  */
 #include <config.h>
 
 #include "unwind_priv.h"
 
 #include <errno.h>
+#include <gelf.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -31,6 +41,33 @@ int uw_stop_begin(struct maptap_unwinder *u, pid_t pid, pid_t tid)
 	return 0;
 }
 
+/* Copy the page at BASE from the file of the module mapping it, when
+ * that page is all inside a read-only PT_LOAD's file image.  True when
+ * done. */
+static bool page_from_file(struct maptap_unwinder *u, uint64_t base,
+			   uint8_t *data)
+{
+	const struct mt_seg *seg;
+	struct mt_inst *in = mt_inst_at(u->m, u->pid, base, 0, &seg);
+	uint64_t lo, hi, off;
+	const char *img;
+	size_t size;
+
+	if (!in || !seg || (seg->flags & PF_W) || !in->file->elf)
+		return false;
+	/* the segment's pages: [floor(vaddr), vaddr + filesz) + bias */
+	lo = ((seg->vaddr & ~(UW_PAGE - 1)) + in->bias);
+	hi = seg->vaddr + seg->filesz + in->bias;
+	if (base < lo || base + UW_PAGE > hi)
+		return false;
+	off = base - lo + (seg->offset & ~(UW_PAGE - 1));
+	img = elf_rawfile(in->file->elf, &size);
+	if (!img || off > size || size - off < UW_PAGE)
+		return false;
+	memcpy(data, img + off, UW_PAGE);
+	return true;
+}
+
 static struct uw_page *page_get(struct maptap_unwinder *u, uint64_t base)
 {
 	struct uw_page *p = &u->pages[(base / UW_PAGE) % UW_SLOTS];
@@ -38,6 +75,13 @@ static struct uw_page *page_get(struct maptap_unwinder *u, uint64_t base)
 
 	if (p->gen == u->gen && p->base == base)
 		return p;
+	p->gen = u->gen;
+	p->base = base;
+	if (page_from_file(u, base, p->data)) {
+		u->stats.file_pages++;
+		p->ok = true;
+		return p;
+	}
 	local.iov_base = p->data;
 	local.iov_len = UW_PAGE;
 	remote.iov_base = (void *)(uintptr_t)base;
@@ -47,8 +91,6 @@ static struct uw_page *page_get(struct maptap_unwinder *u, uint64_t base)
 		(ssize_t)UW_PAGE;
 	if (!p->ok)
 		u->stats.read_fails++;
-	p->gen = u->gen;
-	p->base = base;
 	return p;
 }
 

@@ -5,10 +5,12 @@
  * group stop).  It drives libunwind's remote API (libunwind-ptrace's
  * model: unw_create_addr_space(3), unw_init_remote(3), unw_step(3)) with
  * maptap's own accessors:
- *   - memory is read with process_vm_readv(2) a page (4 KiB) at a time
- *     into a cache that lives for one maptap_unwind() call, so a
- *     backtrace costs a few system calls, not one PTRACE_PEEKDATA per
- *     word as libunwind's stock _UPT_access_mem does;
+ *   - memory is read a page (4 KiB) at a time into a cache that lives
+ *     for one maptap_unwind() call: pages of read-only segments of
+ *     modules (unwind tables, code) from the module's file image, which
+ *     the module layer has mapped already, the rest (the stack) with
+ *     process_vm_readv(2); a backtrace costs a few system calls, not one
+ *     PTRACE_PEEKDATA per word as libunwind's stock _UPT_access_mem;
  *   - registers come from one PTRACE_GETREGS per call;
  *   - unwind tables (.eh_frame_hdr, the PT_GNU_EH_FRAME program header,
  *     LSB "Exception Frames") are located through the module layer
@@ -139,6 +141,7 @@ struct maptap_unwind_stats {
 	uint64_t fp_frames;	/* of which found by frame pointer */
 	uint64_t mem_words;	/* words libunwind asked for */
 	uint64_t page_reads;	/* process_vm_readv(2) calls */
+	uint64_t file_pages;	/* pages copied from a module's file */
 	uint64_t read_fails;	/* of which failed (unmapped address) */
 	uint64_t table_lookups;	/* find_proc_info calls */
 	uint64_t tables_located;	/* files whose tables were located */
