@@ -200,6 +200,18 @@ static int setup(struct bench *b)
 	return 0;
 }
 
+static void teardown(struct bench *b, uint64_t *t[M_N])
+{
+	unsigned k;
+
+	for (k = 0; k < M_N; k++)
+		free(t[k]);
+	_UPT_destroy(b->upt);
+	unw_destroy_addr_space(b->as);
+	maptap_unwinder_free(b->u);
+	maptap_modules_free(b->m);
+}
+
 static void report(struct bench *b, uint64_t *t[M_N], unsigned rounds,
 		   unsigned only)
 {
@@ -285,5 +297,6 @@ int main(int argc, char **argv)
 	report(&b, t, rounds, only);
 	kill(b.pid, SIGKILL);
 	waitpid(b.pid, NULL, 0);
+	teardown(&b, t);
 	return 0;
 }

@@ -17,6 +17,16 @@ build() {	# build OUT CFLAGS... SRC...: compile a target (no sanitizers)
 		{ diag "$(cat "$D/$out.cc.log")"; return 1; }
 }
 
+# run OUT ARGS...: the probe on a target, its output in OUT; its exit
+# status is a case (sanitizer builds report leaks and errors there)
+run() {
+	out=$1; shift
+	"$RUN" "$@" >"$out" 2>"$out.err"
+	st=$?
+	check "$(basename "$out" .out): probe exits 0 (got $st)" test "$st" -eq 0
+	[ "$st" -eq 0 ] || diag "$(head -20 "$out.err")"
+}
+
 # names FILE: the function of each frame, one per line
 names() { awk '$1 == "frame" { sub(/\+0x.*/, "", $5); print $5 }' "$1"; }
 # hows FILE FUNC: how each frame named FUNC was found
@@ -61,7 +71,7 @@ check_chain() {
 for v in "O0:-O0 -fno-omit-frame-pointer" "O2:-O2 -fomit-frame-pointer"; do
 	tag=${v%%:*} flags=${v#*:}
 	if build "chain_$tag" $flags "$T/u_chain.c"; then
-		"$RUN" "$D/chain_$tag" >"$D/chain_$tag.out"
+		run "$D/chain_$tag.out" "$D/chain_$tag"
 		check_chain "chain $flags" "$D/chain_$tag.out" "b a main" \
 			complete
 		check "chain $flags: then libc's start code and _start" \
@@ -77,7 +87,7 @@ done
 # 2. No CFI in the target's own code, but frame pointers.
 NOCFI="-fno-asynchronous-unwind-tables -fno-unwind-tables"
 if build chain_fp -O0 $NOCFI -fno-omit-frame-pointer "$T/u_chain.c"; then
-	"$RUN" "$D/chain_fp" >"$D/chain_fp.out"
+	run "$D/chain_fp.out" "$D/chain_fp"
 	check_chain "no CFI, frame pointers" "$D/chain_fp.out" "b a main" \
 		complete
 	check "no CFI: then libc's start code and _start" \
@@ -92,7 +102,7 @@ fi
 # 3. Neither CFI nor frame pointers: the walk must stop with a marker
 # right after the first frame it cannot unwind, inventing nothing.
 if build chain_none -O2 $NOCFI -fomit-frame-pointer "$T/u_chain.c"; then
-	"$RUN" "$D/chain_none" >"$D/chain_none.out"
+	run "$D/chain_none.out" "$D/chain_none"
 	check_chain "no CFI, no frame pointers" "$D/chain_none.out" b noinfo
 else
 	fail "build chain_none"
@@ -102,7 +112,7 @@ fi
 LONG=$(sed -n '/^#define LONG_NAME/,/^$/p' "$T/u_deep.c" | sed '1d' |
 	tr -d ' \t\\\n')
 if build deep -O1 -fno-omit-frame-pointer "$T/u_deep.c"; then
-	"$RUN" -n 300 "$D/deep" >"$D/deep.out"
+	run "$D/deep.out" -n 300 "$D/deep"
 	check "deep: 200 frames of the long name in a row, then main" test \
 		"$(names "$D/deep.out" | uniq -c | awk -v l="$LONG" \
 		'$2 == l { print $1; getline; print $2 }' | tr '\n' ' ')" = \
@@ -111,7 +121,7 @@ if build deep -O1 -fno-omit-frame-pointer "$T/u_deep.c"; then
 		"$(hows "$D/deep.out" "$LONG" | wc -l)" -eq 200
 	check "deep: complete with 300 frames allowed" test \
 		"$(end_of "$D/deep.out")" = complete
-	"$RUN" "$D/deep" >"$D/deep20.out"
+	run "$D/deep20.out" "$D/deep"
 	check "deep: MAXBACKTRACE 20 by default" test \
 		"$(names "$D/deep20.out" | wc -l)" -eq 20
 	check "deep: truncated marker at the limit" test \
@@ -137,7 +147,7 @@ if build lib/libu_lib.so -O1 -g -fPIC -shared -Wl,--build-id \
 	objcopy --strip-all "$L/libu_lib.so"
 	check "stripped library has no u_lib_inner symbol" test \
 		"$(nm "$L/libu_lib.so" 2>/dev/null | grep -c u_lib_inner)" -eq 0
-	"$RUN" -D "$D/debug" "$D/libmain" >"$D/lib.out"
+	run "$D/lib.out" -D "$D/debug" "$D/libmain"
 	check "stripped library: u_lib_inner u_lib_entry main" test \
 		"$(after "$D/lib.out" u_lib_inner | cut -d' ' -f1-3)" = \
 		"u_lib_inner u_lib_entry main"
@@ -145,7 +155,7 @@ if build lib/libu_lib.so -O1 -g -fPIC -shared -Wl,--build-id \
 		"$(end_of "$D/lib.out")" = complete
 
 	cp "$D/libu_lib.full.so" "$L/libu_lib.so"
-	"$RUN" "$D/libmain" unlink "$L/libu_lib.so" >"$D/del.out"
+	run "$D/del.out" "$D/libmain" unlink "$L/libu_lib.so"
 	check "deleted library was deleted" test ! -e "$L/libu_lib.so"
 	check "deleted library: u_lib_inner u_lib_entry main" test \
 		"$(after "$D/del.out" u_lib_inner | cut -d' ' -f1-3)" = \
@@ -154,7 +164,7 @@ if build lib/libu_lib.so -O1 -g -fPIC -shared -Wl,--build-id \
 		complete
 
 	cp "$D/libu_lib.full.so" "$L/libu_lib.so"
-	"$RUN" "$D/libmain" memfd "$D/libu_lib.full.so" >"$D/memfd.out"
+	run "$D/memfd.out" "$D/libmain" memfd "$D/libu_lib.full.so"
 	check "memfd code: u_lib_inner u_lib_entry main" test \
 		"$(after "$D/memfd.out" u_lib_inner | cut -d' ' -f1-3)" = \
 		"u_lib_inner u_lib_entry main"
