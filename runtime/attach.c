@@ -127,6 +127,7 @@ static int wait_all_stopped(struct maptap_session *s, struct held **held,
 		if (t && t->fresh) {
 			/* Stopped (or gone): the snapshot may be read. */
 			t->fresh = false;
+			t->stopped = WIFSTOPPED(status);
 			if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP &&
 			    status >> 16 == PTRACE_EVENT_STOP) {
 				t->held = true;
@@ -215,6 +216,8 @@ int maptap_session_attach(struct maptap_session *s, pid_t pid)
 		return mt_error(s, err, "cannot read the maps of process %d: %s",
 				(int)pid, strerror(-err));
 	}
+	/* Every thread is still stopped: the process's begin. */
+	mt_ready(s, p, pid, MAPTAP_READY_ATTACH);
 	/* Let everyone run: first the stops that came in meanwhile, then the
 	 * threads that stopped for our interrupt. */
 	for (i = 0; i < nheld; i++)

@@ -321,6 +321,8 @@ int maptap_event_print_json(FILE *fp, const struct maptap_event *ev)
 		else if (WIFSIGNALED(ev->status))
 			fprintf(fp, ",\"exit_code\":null,\"signal\":%d",
 				WTERMSIG(ev->status));
+		fprintf(fp, ",\"group_exit\":%s",
+			ev->group_exit ? "true" : "false");
 		break;
 	case MAPTAP_EV_DETACH:
 		fputs(",\"reason\":", fp);

@@ -59,8 +59,10 @@ static int check_executable(const char *file)
 	return err;
 }
 
-/* The child's side: never returns. */
-static void child(int go_fd, bool seccomp, char *const argv[])
+/* The child's side: never returns.  SECCOMP: the options the filter is
+ * built from (the calls on_syscall wants trace too), or NULL for none. */
+static void child(int go_fd, const struct maptap_session_opts *seccomp,
+		  char *const argv[])
 {
 	char c;
 	int err;
@@ -69,7 +71,7 @@ static void child(int go_fd, bool seccomp, char *const argv[])
 		_exit(127);	/* the parent went away before seizing us */
 	close(go_fd);
 	if (seccomp) {
-		err = mt_seccomp_install();
+		err = mt_seccomp_install(seccomp);
 		if (err) {
 			dprintf(2, "maptap: cannot install the seccomp filter: %s\n",
 				strerror(-err));
@@ -112,7 +114,7 @@ int maptap_session_launch(struct maptap_session *s, char *const argv[],
 	}
 	if (pid == 0) {
 		close(go[1]);
-		child(go[0], s->use_seccomp, argv);
+		child(go[0], s->use_seccomp ? &s->opts : NULL, argv);
 	}
 	close(go[0]);
 	if (ptrace(PTRACE_SEIZE, pid, 0L, opts) != 0) {

@@ -13,6 +13,11 @@
  *   PTRACE_EVENT_STOP + stop signal                 group-stop: PTRACE_LISTEN
  *   any other stop                                  signal-delivery: inject
  *   exited / killed                                 forget the thread
+ *
+ * On the way, the session's hooks see the stops they asked for:
+ * on_syscall at the entry and exit of the selected calls (after the
+ * call's own events at an exit), on_ready once a process's model is
+ * complete.
  */
 #include "tracer.h"
 
@@ -23,6 +28,7 @@
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #ifndef CLONE_UNTRACED
 #define CLONE_UNTRACED 0x00800000	/* <linux/sched.h> */
@@ -38,8 +44,9 @@ void mt_resume(struct maptap_session *s, struct mt_thread *t, int sig)
 
 	/* Attach mode (no filter) stops at every syscall entry and exit;
 	 * launch mode only needs the exit of a call it has seen enter. */
-	if (!s->use_seccomp || t->call)
+	if (!s->use_seccomp || t->call || t->hooked)
 		req = PTRACE_SYSCALL;
+	t->stopped = false;
 	if (ptrace(req, t->tid, 0L, (long)sig) != 0 && errno != ESRCH)
 		mt_diag(s, "cannot resume thread %d: %s", (int)t->tid,
 			strerror(errno));
@@ -70,6 +77,72 @@ static void event_init(struct maptap_event *ev, enum maptap_event_kind kind,
 	ev->time_ns = mt_now_ns();
 	ev->syscall_nr = -1;
 	ev->vma.name = ev->old.name = "";
+}
+
+/* Whether on_syscall wants call NR (of the native ABI). */
+static bool wants_call(const struct maptap_session *s, uint64_t nr)
+{
+	const struct maptap_session_opts *o = &s->opts;
+
+	if (!o->on_syscall)
+		return false;
+	if (o->all_syscalls)
+		return true;
+	return nr < MAPTAP_SYSCALL_SET_BITS &&
+	       (o->syscalls[nr / 64] >> (nr % 64) & 1);
+}
+
+/* Hand the stop INFO of thread T to on_syscall: an entry (then remember
+ * the call, so its exit is reported too) or the exit of the call whose
+ * entry was reported.  Calls of a launched command before its exec are
+ * maptap's own (execvp's search): not reported. */
+static void syscall_hook(struct maptap_session *s, struct mt_thread *t,
+			 const struct __ptrace_syscall_info *info)
+{
+	struct maptap_syscall_stop st;
+	const struct maptap_syscall *sc;
+
+	memset(&st, 0, sizeof(st));
+	if (info->op == PTRACE_SYSCALL_INFO_EXIT) {
+		if (!t->hooked)
+			return;
+		t->hooked = false;
+		st.is_return = true;
+		st.nr = t->hook_nr;
+		memcpy(st.args, t->hook_args, sizeof(st.args));
+		st.ret = info->exit.rval;
+	} else {
+		const void *a;
+
+		t->hooked = false;
+		st.nr = (int)(info->op == PTRACE_SYSCALL_INFO_SECCOMP ?
+			      info->seccomp.nr : info->entry.nr);
+		if (info->arch != maptap_syscall_native_arch() ||
+		    !t->proc->ready || !wants_call(s, (uint64_t)(uint32_t)st.nr))
+			return;
+		a = info->op == PTRACE_SYSCALL_INFO_SECCOMP ?
+		    info->seccomp.args : info->entry.args;
+		memcpy(st.args, a, sizeof(st.args));
+		t->hooked = true;
+		t->hook_nr = st.nr;
+		memcpy(t->hook_args, st.args, sizeof(t->hook_args));
+	}
+	sc = maptap_syscall_lookup(maptap_syscall_native_arch(), st.nr);
+	st.pid = t->proc->pid;
+	st.tid = t->tid;
+	st.name = sc ? sc->name : NULL;
+	st.pc = info->instruction_pointer;
+	st.sp = info->stack_pointer;
+	st.time_ns = mt_now_ns();
+	s->opts.on_syscall(&st, s->opts.arg);
+}
+
+void mt_ready(struct maptap_session *s, struct mt_proc *p, pid_t tid,
+	      enum maptap_ready_why why)
+{
+	p->ready = true;
+	if (s->opts.on_ready)
+		s->opts.on_ready(p->pid, tid, why, s->opts.arg);
 }
 
 /* Let go of thread T at the stop it is in, delivering SIG (0: none),
@@ -240,11 +313,13 @@ static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 	}
 	switch (info.op) {
 	case PTRACE_SYSCALL_INFO_ENTRY:
+		syscall_hook(s, t, &info);
 		if (on_entry(s, t, info.arch, info.entry.nr, info.entry.args,
 			     info.stack_pointer))
 			return;
 		break;
 	case PTRACE_SYSCALL_INFO_SECCOMP:
+		syscall_hook(s, t, &info);
 		if (on_entry(s, t, info.arch, info.seccomp.nr,
 			     info.seccomp.args, info.stack_pointer))
 			return;
@@ -257,6 +332,8 @@ static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 			mt_complete_call(s, t, info.exit.rval);
 		}
 		set_call(t, NULL, NULL, 0);
+		/* After the call's events: the hook sees its effect. */
+		syscall_hook(s, t, &info);
 		break;
 	default:
 		break;
@@ -265,9 +342,10 @@ static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 }
 
 /* A thread we have not seen: an auto-attached child whose first stop
- * came before its creator's fork/clone event.  Register it now. */
+ * came before its creator's fork/clone event.  Register it now.
+ * STOPPED: it is in that first stop (else it has yet to report it). */
 static struct mt_thread *adopt(struct maptap_session *s, pid_t tid,
-			       pid_t creator);
+			       pid_t creator, bool stopped);
 
 static void on_new_child(struct maptap_session *s, struct mt_thread *t,
 			 int event)
@@ -279,12 +357,12 @@ static void on_new_child(struct maptap_session *s, struct mt_thread *t,
 		return;
 	c = mt_thread_find(s, (pid_t)msg);
 	if (!c)
-		adopt(s, (pid_t)msg, t->tid);
+		adopt(s, (pid_t)msg, t->tid, false);
 	(void)event;
 }
 
 static struct mt_thread *adopt(struct maptap_session *s, pid_t tid,
-			       pid_t creator)
+			       pid_t creator, bool stopped)
 {
 	struct maptap_event ev;
 	struct mt_proc *p, *parent;
@@ -300,6 +378,7 @@ static struct mt_thread *adopt(struct maptap_session *s, pid_t tid,
 		t = mt_thread_add(s, tid, p);
 		if (!t)
 			return NULL;
+		t->stopped = stopped;
 		event_init(&ev, MAPTAP_EV_CLONE, p->pid,
 			   creator ? creator : p->pid);
 		ev.child = tid;
@@ -330,6 +409,7 @@ static struct mt_thread *adopt(struct maptap_session *s, pid_t tid,
 	t = mt_thread_add(s, tid, p);
 	if (!t)
 		return NULL;
+	t->stopped = stopped;
 	event_init(&ev, same == 1 ? MAPTAP_EV_CLONE : MAPTAP_EV_FORK,
 		   parent ? parent->pid : 0, ct ? ct->tid : 0);
 	ev.child = tid;
@@ -337,6 +417,7 @@ static struct mt_thread *adopt(struct maptap_session *s, pid_t tid,
 	mt_emit(s, &ev);
 	if (same != 1)
 		mt_refresh_full(s, p, tid, true);
+	mt_ready(s, p, tid, MAPTAP_READY_FORK);
 	return t;
 }
 
@@ -350,9 +431,15 @@ static void on_exec(struct maptap_session *s, struct mt_thread *t)
 	ptrace(PTRACE_GETEVENTMSG, t->tid, 0L, &former);
 	if ((pid_t)former != t->tid) {
 		/* A non-leader thread exec'd and took the leader's tid; the
-		 * former tid is gone without an exit report (ptrace(2)). */
+		 * former tid is gone without an exit report (ptrace(2)).
+		 * Its execve returns under the leader's tid. */
 		struct mt_thread *f = mt_thread_find(s, (pid_t)former);
 
+		t->hooked = f && f->hooked;
+		if (t->hooked) {
+			t->hook_nr = f->hook_nr;
+			memcpy(t->hook_args, f->hook_args, sizeof(t->hook_args));
+		}
 		if (f && f != t)
 			mt_thread_del(s, f);
 	}
@@ -383,6 +470,10 @@ static void on_exec(struct maptap_session *s, struct mt_thread *t)
 	mt_emit(s, &ev);
 	free(old_exe);
 	mt_refresh_full(s, p, t->tid, true);
+	/* The launched command's first exec is where its own program
+	 * begins; before it, the process ran maptap's code. */
+	mt_ready(s, p, t->tid, p->pid == s->launched_pid && !p->ready ?
+		 MAPTAP_READY_LAUNCH : MAPTAP_READY_EXEC);
 }
 
 static void on_exit_status(struct maptap_session *s, struct mt_thread *t,
@@ -394,6 +485,7 @@ static void on_exit_status(struct maptap_session *s, struct mt_thread *t,
 	event_init(&ev, MAPTAP_EV_EXIT, p->pid, t->tid);
 	ev.status = status;
 	mt_thread_del(s, t);
+	ev.group_exit = p->nthreads == 0;
 	if (p->nthreads > 0) {
 		mt_emit(s, &ev);	/* one thread of several */
 		return;
@@ -415,11 +507,14 @@ static void detach_at_stop(struct maptap_session *s, struct mt_thread *t,
 	if (sig == (SIGTRAP | 0x80)) {
 		struct __ptrace_syscall_info info;
 
-		if (t->call && t->call->cls == MAPTAP_SC_MAP &&
+		if ((t->hooked || (t->call && t->call->cls == MAPTAP_SC_MAP)) &&
 		    ptrace(PTRACE_GET_SYSCALL_INFO, t->tid,
 			   (void *)sizeof(info), &info) > 0 &&
-		    info.op == PTRACE_SYSCALL_INFO_EXIT)
-			mt_complete_call(s, t, info.exit.rval);
+		    info.op == PTRACE_SYSCALL_INFO_EXIT) {
+			if (t->call && t->call->cls == MAPTAP_SC_MAP)
+				mt_complete_call(s, t, info.exit.rval);
+			syscall_hook(s, t, &info);
+		}
 	} else if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
 		   event == PTRACE_EVENT_CLONE) {
 		on_new_child(s, t, event);
@@ -446,7 +541,7 @@ int mt_handle_status(struct maptap_session *s, pid_t tid, int status)
 	if (!t) {
 		if (!WIFSTOPPED(status))
 			return 0;
-		t = adopt(s, tid, 0);
+		t = adopt(s, tid, 0, WIFSTOPPED(status));
 		if (!t) {
 			ptrace(PTRACE_DETACH, tid, 0L, 0L);
 			return 0;
@@ -459,6 +554,7 @@ int mt_handle_status(struct maptap_session *s, pid_t tid, int status)
 	if (!WIFSTOPPED(status))
 		return 0;
 	t->fresh = false;
+	t->stopped = true;
 	if (s->detaching) {
 		detach_at_stop(s, t, status);
 		return 0;
@@ -489,6 +585,7 @@ int mt_handle_status(struct maptap_session *s, pid_t tid, int status)
 			/* Group-stop: stay stopped as without maptap, but let
 			 * us see SIGCONT and SIGKILL (ptrace(2), PTRACE_LISTEN). */
 			t->group_stopped = true;
+			t->stopped = false;
 			ptrace(PTRACE_LISTEN, t->tid, 0L, 0L);
 			return 0;
 		}
@@ -520,22 +617,36 @@ static void start_detach(struct maptap_session *s)
 	}
 }
 
+static bool tracing(const struct maptap_session *s)
+{
+	return s->threads.n > 0 || (s->launched && !s->launched_reaped);
+}
+
+/* Act on a detach request made since the last look (a signal handler may
+ * set it at any time). */
+static void take_detach_request(struct maptap_session *s)
+{
+	int signo = s->detach_signo;
+
+	if (signo < 0)
+		return;
+	s->detach_signo = -1;
+	if (s->launched) {
+		/* The filter needs us: pass the signal on. */
+		if (signo > 0 && s->launched_pid > 0)
+			kill(s->launched_pid, signo);
+	} else if (!s->detaching) {
+		start_detach(s);
+	}
+}
+
 int maptap_session_run(struct maptap_session *s)
 {
-	while (s->threads.n > 0 || (s->launched && !s->launched_reaped)) {
-		int status, signo = s->detach_signo;
+	while (tracing(s)) {
+		int status;
 		pid_t tid;
 
-		if (signo >= 0) {
-			s->detach_signo = -1;
-			if (s->launched) {
-				/* The filter needs us: pass the signal on. */
-				if (signo > 0 && s->launched_pid > 0)
-					kill(s->launched_pid, signo);
-			} else if (!s->detaching) {
-				start_detach(s);
-			}
-		}
+		take_detach_request(s);
 		tid = waitpid(-1, &status, __WALL);
 		if (tid < 0) {
 			if (errno == EINTR)
@@ -547,4 +658,71 @@ int maptap_session_run(struct maptap_session *s)
 		mt_handle_status(s, tid, status);
 	}
 	return 0;
+}
+
+/* Sleep until a SIGCHLD (blocked, in CHLD) is pending, a signal handler
+ * ran, or NS nanoseconds passed.  Every outcome is fine: the caller
+ * looks again. */
+static void wait_chld(const sigset_t *chld, uint64_t ns)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)(ns / 1000000000ULL);
+	ts.tv_nsec = (long)(ns % 1000000000ULL);
+	sigtimedwait(chld, NULL, &ts);
+}
+
+/* maptap_session_run_until() with SIGCHLD blocked (in CHLD): every stop
+ * already reported is taken with WNOHANG, and only when there is none
+ * does it sleep, in sigtimedwait(2), until the next SIGCHLD or the
+ * deadline.  A SIGCHLD that comes between the two is left pending and
+ * ends the sleep at once, so no stop waits for the deadline.  A busy
+ * tracee could report stops forever: past the deadline, at most one
+ * more stop per traced thread is handled before returning. */
+static int run_until(struct maptap_session *s, uint64_t deadline,
+		     const sigset_t *chld)
+{
+	size_t late = 0;
+
+	while (tracing(s)) {
+		uint64_t now;
+		int status;
+		pid_t tid;
+
+		take_detach_request(s);
+		tid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (tid < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ECHILD)
+				break;
+			return -errno;
+		}
+		now = mt_now_ns();
+		if (tid > 0) {
+			mt_handle_status(s, tid, status);
+			if (now >= deadline && ++late > s->threads.n)
+				return tracing(s) ? 1 : 0;
+			continue;
+		}
+		if (now >= deadline)
+			return 1;
+		wait_chld(chld, deadline - now);
+	}
+	return 0;
+}
+
+int maptap_session_run_until(struct maptap_session *s, uint64_t deadline_ns)
+{
+	sigset_t chld, old;
+	int rc;
+
+	if (!deadline_ns)
+		return maptap_session_run(s);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &chld, &old);
+	rc = run_until(s, deadline_ns, &chld);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }

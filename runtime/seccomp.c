@@ -3,8 +3,16 @@
  *
  * Built from the syscall table: every call whose class is not
  * MAPTAP_SC_NONE traces; prctl traces only for PR_SET_VMA; everything else
- * is allowed at no cost.  A call of another ABI (i386, x32) traces too, so
- * that nothing escapes unseen; the tracer then says it cannot decode it.
+ * is allowed at no cost.  The calls a session asked to see for
+ * on_syscall (maptap_session_opts.syscalls) trace too, whatever their
+ * arguments, and with all_syscalls every call does.  A call of another
+ * ABI (i386, x32) traces too, so that nothing escapes unseen; the tracer
+ * then says it cannot decode it.
+ *
+ * The program only compares the call number with constants until it
+ * reaches a return, so the kernel's per-number cache of calls that are
+ * always allowed (kernel/seccomp.c, seccomp_cache_prepare) covers every
+ * call outside the traced set: those cost no filter run at all.
  */
 #include "tracer.h"
 
@@ -24,6 +32,13 @@
 #define PR_SET_VMA 0x53564d41
 #endif
 
+/* Compares per block: a conditional jump's offset is 8 bits
+ * (linux/filter.h), so each block has its own TRACE return in reach. */
+#define BLOCK 200
+/* Room for every number of the set and of the table, with the blocks'
+ * jumps and the fixed head and tail (well under BPF_MAXINSNS). */
+#define PROG_MAX (MAPTAP_SYSCALL_SET_BITS + 128)
+
 #define LD_ABS(field) \
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
 #define RET(v) BPF_STMT(BPF_RET | BPF_K, (v))
@@ -34,48 +49,93 @@ static struct sock_filter jump(unsigned nr, unsigned jt, unsigned jf)
 					    (unsigned char)jt, (unsigned char)jf);
 }
 
-/* Build the program into PROG (room for MAX instructions).  Layout:
+/* Whether the table alone makes row SC trace unconditionally (prctl and
+ * clone trace only for some arguments: see build()). */
+static bool class_traces(const struct maptap_syscall *sc)
+{
+	return sc && sc->cls != MAPTAP_SC_NONE && sc->cls != MAPTAP_SC_CLONE &&
+	       sc->range != MAPTAP_RANGE_PRCTL;
+}
+
+static bool selected(const struct maptap_session_opts *o, unsigned nr)
+{
+	return o && o->on_syscall && nr < MAPTAP_SYSCALL_SET_BITS &&
+	       (o->syscalls[nr / 64] >> (nr % 64) & 1);
+}
+
+/* Close the open block of IN_BLOCK compares ending at *K: point their
+ * jumps at a TRACE return placed after a jump over it. */
+static void close_block(struct sock_filter *prog, unsigned *k,
+			unsigned in_block)
+{
+	unsigned i;
+
+	for (i = *k - in_block; i < *k; i++)
+		prog[i].jt = (unsigned char)(*k - i);
+	prog[(*k)++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 1, 0, 0);
+	prog[(*k)++] = (struct sock_filter)RET(SECCOMP_RET_TRACE);
+}
+
+/* Append a compare of the number with NR at *K; *IN_BLOCK counts the
+ * compares of the open block, closed when full. */
+static void add_compare(struct sock_filter *prog, unsigned *k,
+			unsigned *in_block, unsigned nr)
+{
+	prog[(*k)++] = jump(nr, 0, 0);
+	if (++*in_block < BLOCK)
+		return;
+	close_block(prog, k, *in_block);
+	*in_block = 0;
+}
+
+/* Build the program for OPTS (NULL: no on_syscall) into PROG (room for
+ * PROG_MAX instructions).  Layout:
  *   0    load arch; other ABIs -> TRACE
- *   3    load nr; one compare per traced call -> TRACE
+ *   3    load nr (with all_syscalls: TRACE)
+ *   4    blocks of compares, one per traced number -> the block's TRACE;
+ *        each block ends with "JA +1; TRACE"
  *   C    nr == prctl ? (args[0] == PR_SET_VMA ? TRACE : ALLOW)
  *   C+3  nr == clone ? (args[0] & CLONE_UNTRACED ? TRACE : ALLOW) : ALLOW
  *   C+6  ALLOW
  *   C+7  TRACE
  * clone3 keeps its flags in memory the filter cannot read, so it is in
  * the traced list.  Returns the length, or -E2BIG. */
-static int build(struct sock_filter *prog, unsigned max)
+static int build(struct sock_filter *prog,
+		 const struct maptap_session_opts *opts)
 {
-	unsigned i, n, k = 0, ntrace = 0, c, trace_at;
+	unsigned i, n, k = 0, in_block = 0, nr;
 	const struct maptap_syscall *t =
 		maptap_syscall_table(maptap_syscall_native_arch(), &n);
 	int prctl_nr = -1, clone_nr = -1;
 
+	prog[k++] = (struct sock_filter)LD_ABS(arch);
+	prog[k++] = jump(maptap_syscall_native_arch(), 1, 0);
+	prog[k++] = (struct sock_filter)RET(SECCOMP_RET_TRACE);
+	if (opts && opts->on_syscall && opts->all_syscalls) {
+		prog[k++] = (struct sock_filter)RET(SECCOMP_RET_TRACE);
+		return (int)k;
+	}
+	prog[k++] = (struct sock_filter)LD_ABS(nr);
+	for (nr = 0; nr < MAPTAP_SYSCALL_SET_BITS; nr++) {
+		const struct maptap_syscall *sc =
+			maptap_syscall_lookup(maptap_syscall_native_arch(),
+					      (int)nr);
+
+		if (selected(opts, nr) || class_traces(sc))
+			add_compare(prog, &k, &in_block, nr);
+	}
 	for (i = 0; i < n; i++) {
-		if (t[i].cls == MAPTAP_SC_NONE)
-			continue;
 		if (t[i].range == MAPTAP_RANGE_PRCTL)
 			prctl_nr = t[i].nr;
 		else if (t[i].cls == MAPTAP_SC_CLONE)
 			clone_nr = t[i].nr;
-		else
-			ntrace++;
+		else if (t[i].nr >= MAPTAP_SYSCALL_SET_BITS &&
+			 class_traces(&t[i]))
+			add_compare(prog, &k, &in_block, (unsigned)t[i].nr);
+		if (k + 16 > PROG_MAX)
+			return -E2BIG;
 	}
-	if (ntrace + 12 > max || ntrace + 12 > 250)
-		return -E2BIG;
-	c = 4 + ntrace;
-	trace_at = c + 7;
-
-	prog[k++] = (struct sock_filter)LD_ABS(arch);
-	prog[k++] = jump(maptap_syscall_native_arch(), 1, 0);
-	prog[k++] = (struct sock_filter)RET(SECCOMP_RET_TRACE);
-	prog[k++] = (struct sock_filter)LD_ABS(nr);
-	for (i = 0; i < n; i++) {
-		if (t[i].cls == MAPTAP_SC_NONE || t[i].cls == MAPTAP_SC_CLONE ||
-		    t[i].range == MAPTAP_RANGE_PRCTL)
-			continue;
-		prog[k] = jump((unsigned)t[i].nr, trace_at - (k + 1), 0);
-		k++;
-	}
+	close_block(prog, &k, in_block);
 	/* prctl(PR_SET_VMA, ...) only; option is an int, the low word of
 	 * args[0] on this little-endian ABI. */
 	prog[k++] = jump((unsigned)prctl_nr, 0, 2);
@@ -98,11 +158,11 @@ static int build(struct sock_filter *prog, unsigned max)
  * Without CAP_SYS_ADMIN the kernel requires no_new_privs first
  * (seccomp(2)); with it, the target keeps its set-uid behaviour.
  * Returns 0 or -errno. */
-int mt_seccomp_install(void)
+int mt_seccomp_install(const struct maptap_session_opts *opts)
 {
-	struct sock_filter prog[256];
+	struct sock_filter prog[PROG_MAX];
 	struct sock_fprog fprog;
-	int len = build(prog, sizeof(prog) / sizeof(prog[0]));
+	int len = build(prog, opts);
 
 	if (len < 0)
 		return len;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -285,6 +286,22 @@ void maptap_session_get_stats(const struct maptap_session *s,
 			      struct maptap_session_stats *out)
 {
 	*out = s->stats;
+}
+
+int maptap_session_get_regs(struct maptap_session *s, pid_t tid,
+			    struct user_regs_struct *regs)
+{
+	struct mt_thread *t = mt_thread_find(s, tid);
+
+	if (!t)
+		return -ESRCH;
+	/* ptrace(2) would refuse a running thread with ESRCH too, which
+	 * would not tell "not ours" from "not now". */
+	if (!t->stopped)
+		return -EBUSY;
+	if (ptrace(PTRACE_GETREGS, tid, 0L, regs) != 0)
+		return -errno;
+	return 0;
 }
 
 const char *maptap_session_errmsg(const struct maptap_session *s)

@@ -32,6 +32,9 @@ struct mt_proc {
 	struct mt_mm *mm;
 	char *exe;			/* readlink of /proc/PID/exe, malloc'd */
 	int nthreads;
+	bool ready;			/* on_ready called: the program is the
+					 * traced one (a launched command is
+					 * maptap's own code until its exec) */
 	struct mt_proc *next;
 };
 
@@ -44,6 +47,12 @@ struct mt_thread {
 	uint64_t sp;			/* stack pointer at entry */
 	bool reported;			/* its effect was already reported, in
 					 * its name, by another thread's refresh */
+	bool hooked;			/* on_syscall saw the entry of the call
+					 * in progress: report its exit */
+	int hook_nr;			/* that call's number */
+	uint64_t hook_args[6];		/* and its entry arguments */
+	bool stopped;			/* in a ptrace stop we hold now (not
+					 * resumed, not in PTRACE_LISTEN) */
 	bool group_stopped;		/* in PTRACE_LISTEN */
 	bool fresh;			/* seized, first stop not yet seen */
 	bool held;			/* stopped by our interrupt at attach */
@@ -109,11 +118,18 @@ int mt_proc_tids(pid_t pid, pid_t **tids, size_t *n);
 int mt_same_mm(pid_t a, pid_t b);
 
 /* seccomp.c */
-int mt_seccomp_install(void);
+int mt_seccomp_install(const struct maptap_session_opts *opts);
+
+/* user_mem.c: the /proc/PID/mem path of maptap_read_user(), on its own
+ * so the tests can reach it where process_vm_readv(2) works. */
+ssize_t mt_read_user_procmem(pid_t pid, uint64_t addr, void *buf,
+			     size_t len);
 
 /* loop.c: the ptrace stop state machine */
 int mt_handle_status(struct maptap_session *s, pid_t tid, int status);
 void mt_resume(struct maptap_session *s, struct mt_thread *t, int sig);
+void mt_ready(struct maptap_session *s, struct mt_proc *p, pid_t tid,
+	      enum maptap_ready_why why);
 
 #define MT_PTRACE_OPTS (PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | \
 			PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \

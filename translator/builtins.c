@@ -21,7 +21,7 @@ enum {
 	B_STRING_QUOTED, B_TOUPPER, B_TOLOWER, B_CTIME,
 	B_GTOD_S, B_GTOD_MS, B_GTOD_US, B_GTOD_NS,
 	B_CLOCK_S, B_CLOCK_MS, B_CLOCK_US, B_CLOCK_NS,
-	B_RANDINT, B_MATCHED, B_NGROUPS, B_PP, B_TARGET,
+	B_RANDINT, B_MATCHED, B_NGROUPS, B_PP,
 };
 
 #define L TY_LONG
@@ -62,7 +62,6 @@ static const struct tr_builtin builtins[] = {
 	{ "matched", 1, 1, { L }, S, B_MATCHED },
 	{ "ngroups", 0, 0, { U }, L, B_NGROUPS },
 	{ "pp", 0, 0, { U }, S, B_PP },
-	{ "target", 0, 0, { U }, L, B_TARGET },
 };
 
 #undef L
@@ -280,9 +279,6 @@ void tr_builtin_call(struct interp *I, struct node *n, int64_t *l,
 		break;
 	case B_NGROUPS:
 		*l = maptap_script_regex_ngroups(c);
-		return;
-	case B_TARGET:
-		*l = I->s->opts ? I->s->opts->target_pid : 0;
 		return;
 	default:
 		call_string(I, n, s);

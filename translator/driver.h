@@ -31,6 +31,7 @@ struct driver_opts {
 	bool suppress_warnings;		/* -w */
 	bool json;			/* --json */
 	bool verify;			/* --verify */
+	bool no_seccomp;		/* --no-seccomp */
 	int maps_source;		/* --maps=auto|query|text (enum maptap_maps_source) */
 	unsigned timeout_s;		/* -T SECS; 0 for none */
 	struct driver_define *defines;	/* -D */

@@ -13,8 +13,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <maptap/syscalls.h>
+
+#include "cvars.h"
 #include "driver.h"
 #include "elab_int.h"
 
@@ -23,6 +28,7 @@ struct scope {
 	struct tr_file *file;
 	struct ptr_vec *locals;
 	struct tr_func *func;
+	const struct tr_dprobe *dp;	/* the probe being resolved */
 };
 
 /* ---- tapset files ---- */
@@ -357,10 +363,41 @@ static void resolve_list(struct scope *sc, struct ptr_vec *v)
 			resolve(sc, v->v[i], false);
 }
 
-/* The value of @defined(X): maptap has no target variables here. */
-static bool defined_value(const struct node *n)
+/* The value of @defined(X): a target variable is defined when the
+ * probe point has it (cvars.c). */
+static bool defined_value(const struct scope *sc, const struct node *n)
 {
-	return n->a->kind != N_TARGET && n->a->kind != N_EMBEDDED_EXPR;
+	enum tr_type t;
+	const char *why;
+
+	if (n->a->kind == N_TARGET)
+		return tr_cvar_lookup(sc->dp, n->a->str, &t, &why) >= 0;
+	return n->a->kind != N_EMBEDDED_EXPR;
+}
+
+/* $name of a probe on a traced process: bound to its variable id (in
+ * NUM) and typed now. */
+static void resolve_target(struct scope *sc, struct node *n, bool lv)
+{
+	const char *why;
+	int id;
+
+	id = tr_cvar_lookup(sc->dp, n->str, &n->type, &why);
+	if (id < 0) {
+		if (sc->dp && sc->dp->kind == PK_EVENT &&
+		    !strchr(n->str, '(') && !strstr(n->str, "->"))
+			tr_sema_error(sc->e->s, n->tok, "unable to find local "
+				      "'%s', (alternatives: see "
+				      "docs/probes.md)", n->str + 1);
+		else
+			tr_sema_error(sc->e->s, n->tok, "%s", why);
+		return;
+	}
+	if (lv) {
+		tr_sema_error(sc->e->s, n->tok, "'%s' is read-only", n->str);
+		return;
+	}
+	n->num = id;
 }
 
 /* Fold `@defined(x) ? a : b` and `if (@defined(x)) ...` so that the
@@ -376,7 +413,7 @@ static bool fold_defined(struct scope *sc, struct node *n)
 	}
 	if (c->kind != N_DEFINED)
 		return false;
-	v = defined_value(c) != neg;
+	v = defined_value(sc, c) != neg;
 	if (n->kind == N_TERNARY) {
 		*n = *(v ? n->b : n->c);
 	} else if (v) {
@@ -500,13 +537,12 @@ static void resolve_expr(struct scope *sc, struct node *n, bool lv)
 	case N_DEFINED: {
 		struct node *num = node_new(s, N_NUM, n->tok);
 
-		num->num = defined_value(n);
+		num->num = defined_value(sc, n);
 		*n = *num;
 		break;
 	}
 	case N_TARGET:
-		tr_sema_error(s, n->tok, "target variables are not available "
-			      "in this probe");
+		resolve_target(sc, n, lv);
 		break;
 	case N_UNARY:
 		if (!strcmp(n->op, "&") && n->a->kind != N_TARGET) {
@@ -776,6 +812,243 @@ static struct tr_dprobe *match_builtin(struct elab *e,
 	return dp;
 }
 
+/* ---- probe points on traced processes (docs/probes.md) ---- */
+
+static const char *const vma_kinds[] = {
+	"map", "unmap", "protect", "replace", "move", "rename", "grow",
+	"shrink",
+};
+static const char *const proc_kinds[] = {
+	"attach", "exec", "fork", "clone", "exit", "detach",
+};
+
+/* The executable that process("NAME") means: a name without '/' is
+ * searched in PATH, and symbolic links are resolved, as stap's
+ * find_executable() does; what cannot be found stays as written. */
+static const char *resolve_exe(struct tr_session *s, const char *name)
+{
+	const char *path = getenv("PATH"), *p;
+	char real[PATH_MAX];
+
+	if (strchr(name, '/'))
+		return realpath(name, real) ? arena_strdup(&s->arena, real) :
+		       name;
+	for (p = path ? path : ""; *p; ) {
+		size_t len = strcspn(p, ":");
+		const char *cand = arena_printf(&s->arena, "%.*s/%s",
+						(int)len, p, name);
+
+		if (len && access(cand, X_OK) == 0 && realpath(cand, real))
+			return arena_strdup(&s->arena, real);
+		p += len + (p[len] == ':');
+	}
+	return name;
+}
+
+/* COMPS[FROM..] of PP match the names NAMES[0..N) exactly in number,
+ * each as a glob, without arguments. */
+static bool tail_matches(const struct tr_probe_point *pp, int from,
+			 const char *const *names, int n)
+{
+	int i;
+
+	if (pp->comps.n - from != n)
+		return false;
+	for (i = 0; i < n; i++) {
+		const struct tr_component *c = pp->comps.v[from + i];
+
+		if (c->arg || !glob_match(c->name, names[i]))
+			return false;
+	}
+	return true;
+}
+
+static struct tr_dprobe *push_point(struct elab *e,
+				    const struct tr_probe_point *pp,
+				    enum probe_kind kind, const char *name,
+				    struct ptr_vec *out)
+{
+	struct tr_dprobe *dp = new_dprobe(e, pp, kind);
+
+	dp->name = name;
+	dp->cond = clone(e->s, pp->cond);
+	vec_push(&e->s->arena, out, dp);
+	return dp;
+}
+
+static void set_all_syscalls(struct tr_dprobe *dp)
+{
+	dp->all_syscalls = true;
+	memset(dp->syscalls, 0xff, sizeof(dp->syscalls));
+}
+
+/* process[("PATH")|(PID)].begin|end|thread.begin|thread.end|
+ * syscall[.return] */
+static void match_process(struct elab *e, const struct tr_probe_point *pp,
+			  struct ptr_vec *out)
+{
+	static const struct {
+		const char *names[2];
+		int n;
+		enum probe_kind kind;
+		int point;
+	} pts[] = {
+		{ { "begin" }, 1, PK_PROCESS, TR_PROC_BEGIN },
+		{ { "end" }, 1, PK_PROCESS, TR_PROC_END },
+		{ { "thread", "begin" }, 2, PK_PROCESS, TR_THREAD_BEGIN },
+		{ { "thread", "end" }, 2, PK_PROCESS, TR_THREAD_END },
+		{ { "syscall" }, 1, PK_SYSCALL, 0 },
+		{ { "syscall", "return" }, 2, PK_SYSCALL, 1 },
+	};
+	const struct tr_component *c0 = pp->comps.v[0];
+	const char *qual = "process", *path = NULL;
+	int64_t pid = 0;
+	size_t i;
+
+	if (!glob_match(c0->name, "process"))
+		return;
+	if (c0->arg && c0->arg->kind == N_NUM) {
+		pid = c0->arg->num;
+		if (pid < 2) {
+			tr_sema_error(e->s, c0->tok, "process pid must be "
+				      "greater than 1");
+			return;
+		}
+		qual = arena_printf(&e->s->arena, "process(%" PRId64 ")", pid);
+	} else if (c0->arg) {
+		path = resolve_exe(e->s, c0->arg->str);
+		qual = arena_printf(&e->s->arena, "process(\"%s\")", path);
+	}
+	for (i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
+		struct tr_dprobe *dp;
+		const char *name;
+
+		if (!tail_matches(pp, 1, pts[i].names, pts[i].n))
+			continue;
+		name = arena_printf(&e->s->arena, "%s.%s%s%s", qual,
+				    pts[i].names[0], pts[i].n > 1 ? "." : "",
+				    pts[i].n > 1 ? pts[i].names[1] : "");
+		dp = push_point(e, pp, pts[i].kind, name, out);
+		dp->proc_path = path;
+		dp->proc_pid = pid;
+		if (pts[i].kind == PK_PROCESS) {
+			dp->proc_point = (enum tr_proc_point)pts[i].point;
+		} else {
+			dp->is_return = pts[i].point;
+			set_all_syscalls(dp);
+		}
+	}
+}
+
+/* maptap.syscall("NAME-GLOB"|NR)[.return]: the calls of the native
+ * table whose name matches; "*" also takes the numbers it does not
+ * know. */
+static void match_syscall(struct elab *e, const struct tr_probe_point *pp,
+			  struct ptr_vec *out)
+{
+	static const char *const ret[] = { "return" };
+	const struct tr_component *c = pp->comps.v[1];
+	const struct maptap_syscall *tab;
+	struct tr_dprobe dp0 = { 0 }, *dp;
+	unsigned n, i;
+	bool any = false;
+	int r;
+
+	if (!c->arg || !glob_match(c->name, "syscall"))
+		return;
+	tab = maptap_syscall_table(maptap_syscall_native_arch(), &n);
+	for (i = 0; i < n; i++) {
+		bool hit = c->arg->kind == N_NUM ? tab[i].nr == c->arg->num :
+			   glob_match(c->arg->str, tab[i].name);
+
+		if (hit && tab[i].nr >= 0 &&
+		    tab[i].nr < MAPTAP_SYSCALL_SET_BITS) {
+			dp0.syscalls[tab[i].nr / 64] |=
+				1ull << (tab[i].nr % 64);
+			any = true;
+		}
+	}
+	if (c->arg->kind == N_NUM && c->arg->num >= 0 &&
+	    c->arg->num < MAPTAP_SYSCALL_SET_BITS) {
+		dp0.syscalls[c->arg->num / 64] |= 1ull << (c->arg->num % 64);
+		any = true;
+	}
+	if (c->arg->kind == N_STR && !strcmp(c->arg->str, "*"))
+		set_all_syscalls(&dp0), any = true;
+	if (!any)
+		return;
+	for (r = 0; r < 2; r++) {
+		if (!tail_matches(pp, 2, ret, r))
+			continue;
+		dp = push_point(e, pp, PK_SYSCALL, pp_name(e->s, pp), out);
+		dp->is_return = r;
+		dp->all_syscalls = dp0.all_syscalls;
+		memcpy(dp->syscalls, dp0.syscalls, sizeof(dp->syscalls));
+	}
+}
+
+static void push_event(struct elab *e, const struct tr_probe_point *pp,
+		       const char *name, uint32_t events, struct ptr_vec *out)
+{
+	struct tr_dprobe *dp = push_point(e, pp, PK_EVENT, name, out);
+
+	dp->events = events;
+}
+
+/* maptap.vma.KIND, maptap.module.load|unload, maptap.process.KIND,
+ * maptap.event, maptap.syscall(..): one probe per concrete point a
+ * wildcard matches, so pp() names the point that fired. */
+static void match_maptap(struct elab *e, const struct tr_probe_point *pp,
+			 struct ptr_vec *out)
+{
+	static const char *const mod[] = { "load", "unload" };
+	const char *w[2];
+	size_t i;
+
+	if (!glob_match(((struct tr_component *)pp->comps.v[0])->name,
+			"maptap") || pp->comps.n < 2 ||
+	    ((struct tr_component *)pp->comps.v[0])->arg)
+		return;
+	match_syscall(e, pp, out);
+	w[0] = "event";
+	if (tail_matches(pp, 1, w, 1))
+		push_event(e, pp, "maptap.event", TR_EV_ALL, out);
+	for (i = 0; i < sizeof(vma_kinds) / sizeof(vma_kinds[0]); i++) {
+		w[0] = "vma";
+		w[1] = vma_kinds[i];
+		if (tail_matches(pp, 1, w, 2))
+			push_event(e, pp, arena_printf(&e->s->arena,
+				   "maptap.vma.%s", w[1]), 1u << i, out);
+	}
+	for (i = 0; i < 2; i++) {
+		w[0] = "module";
+		w[1] = mod[i];
+		if (tail_matches(pp, 1, w, 2))
+			push_event(e, pp, arena_printf(&e->s->arena,
+				   "maptap.module.%s", w[1]),
+				   i ? TR_EV_MODULE_UNLOAD : TR_EV_MODULE_LOAD,
+				   out);
+	}
+	for (i = 0; i < sizeof(proc_kinds) / sizeof(proc_kinds[0]); i++) {
+		w[0] = "process";
+		w[1] = proc_kinds[i];
+		if (tail_matches(pp, 1, w, 2))
+			push_event(e, pp, arena_printf(&e->s->arena,
+				   "maptap.process.%s", w[1]),
+				   1u << (MAPTAP_EV_ATTACH + i), out);
+	}
+}
+
+static void match_target_points(struct elab *e,
+				const struct tr_probe_point *pp,
+				struct ptr_vec *out)
+{
+	if (pp->comps.n < 2)
+		return;
+	match_process(e, pp, out);
+	match_maptap(e, pp, out);
+}
+
 static bool alias_name_matches(const struct tr_probe_point *user,
 			       const struct tr_probe_point *name)
 {
@@ -879,6 +1152,8 @@ static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
 		dp->cond = clone(e->s, pp->cond);
 		vec_push(&e->s->arena, out, dp);
 	}
+	if (out->n == before)
+		match_target_points(e, pp, out);
 	if (out->n == before && !pp->optional) {
 		tr_sema_error(e->s, pp->tok, "while resolving probe point");
 		tr_sema_error(e->s, NULL, "no match for probe point %s",
@@ -911,7 +1186,7 @@ static void add_probe(struct elab *e, struct tr_probe *pr)
 		for (k = 0; k < dps.n; k++) {
 			struct tr_dprobe *dp = dps.v[k];
 			struct scope sc = { .e = e, .file = pr->file,
-					    .locals = &dp->locals };
+					    .locals = &dp->locals, .dp = dp };
 
 			dp->body = combine(e, dp, clone(e->s, pr->body));
 			dp->order = e->probe_order++;
@@ -959,6 +1234,26 @@ static void warn_unused(struct elab *e)
 	}
 }
 
+/* Probes on processes need a process to trace (docs/probes.md); one
+ * message for the first such probe is enough. */
+static void check_target(struct elab *e)
+{
+	const struct driver_opts *o = e->s->opts;
+	int i;
+
+	if (o && (o->target_cmd || o->target_pid))
+		return;
+	for (i = 0; i < e->out->probes.n; i++) {
+		const struct tr_dprobe *dp = e->out->probes.v[i];
+
+		if (!tr_probe_needs_target(dp->kind))
+			continue;
+		tr_sema_error(e->s, dp->tok, "probe point '%s' needs a target "
+			      "process: give -c CMD or -x PID", dp->name);
+		return;
+	}
+}
+
 int tr_elaborate(struct tr_session *s, struct tr_file *script)
 {
 	struct elab e = { .s = s, .script = script };
@@ -987,6 +1282,7 @@ int tr_elaborate(struct tr_session *s, struct tr_file *script)
 		resolve_function(&e, e.func_queue.v[i]);
 	if (e.out->probes.n == 0 && s->sema_errors == before)
 		tr_sema_error(s, NULL, "no probes found");
+	check_target(&e);
 	if (s->sema_errors == before)
 		tr_infer_types(&e);
 	if (s->sema_errors == before)

@@ -4,6 +4,8 @@
 #ifndef TR_ELABORATE_H
 #define TR_ELABORATE_H
 
+#include <maptap/session.h>
+
 #include "ast.h"
 
 enum probe_kind {
@@ -13,7 +15,25 @@ enum probe_kind {
 	PK_ERROR,
 	PK_NEVER,
 	PK_TIMER,
+	PK_PROCESS,	/* process[(..)].begin/end/thread.begin/thread.end */
+	PK_SYSCALL,	/* process.syscall[.return], maptap.syscall(..) */
+	PK_EVENT,	/* maptap.vma.*, maptap.module.*, maptap.process.*,
+			 * maptap.event */
 };
+
+/* Which lifetime point a PK_PROCESS probe is (docs/probes.md). */
+enum tr_proc_point {
+	TR_PROC_BEGIN,
+	TR_PROC_END,
+	TR_THREAD_BEGIN,
+	TR_THREAD_END,
+};
+
+/* Bits of tr_dprobe.events: 1 << enum maptap_event_kind, and these two
+ * for the module layer's events. */
+#define TR_EV_MODULE_LOAD (1u << MAPTAP_EV_KIND_COUNT)
+#define TR_EV_MODULE_UNLOAD (1u << (MAPTAP_EV_KIND_COUNT + 1))
+#define TR_EV_ALL ((1u << (MAPTAP_EV_KIND_COUNT + 2)) - 1)
 
 /* One probe handler after elaboration: a concrete probe point with the
  * alias prologues/epilogues folded into its own copy of the body. */
@@ -31,7 +51,21 @@ struct tr_dprobe {
 	struct ptr_vec locals;		/* struct tr_sym * */
 	const struct token *tok;
 	int order;			/* source order */
+	/* Probes on traced processes (PK_PROCESS, PK_SYSCALL, PK_EVENT) */
+	enum tr_proc_point proc_point;
+	const char *proc_path;		/* process("PATH"), resolved; NULL */
+	int64_t proc_pid;		/* process(PID); 0: any */
+	bool is_return;			/* .return of a syscall probe */
+	bool all_syscalls;		/* every call, known or not */
+	uint64_t syscalls[MAPTAP_SYSCALL_SET_WORDS];	/* else these */
+	uint32_t events;		/* PK_EVENT: TR_EV_* and kind bits */
 };
+
+/* True for the probe kinds that need a traced process (-c / -x). */
+static inline bool tr_probe_needs_target(enum probe_kind k)
+{
+	return k == PK_PROCESS || k == PK_SYSCALL || k == PK_EVENT;
+}
 
 /* A built-in function implemented in C (builtins.c). */
 struct tr_builtin {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cvars.h"
 #include "interp.h"
 
 enum ctl { C_NORMAL, C_BREAK, C_CONTINUE, C_RETURN, C_NEXT };
@@ -624,6 +625,8 @@ int64_t tr_eval_long(struct interp *I, struct node *n)
 	}
 	case N_ENTRY:
 		return tr_eval_long(I, n->a);
+	case N_TARGET:
+		return tr_cvar_long(I, (int)n->num);
 	default:
 		eval_effect(I, n);
 		return 0;
@@ -677,6 +680,8 @@ struct sref tr_eval_str(struct interp *I, struct node *n)
 	}
 	case N_ENTRY:
 		return tr_eval_str(I, n->a);
+	case N_TARGET:
+		return tr_cvar_str(I, (int)n->num);
 	default:
 		tr_rt_error(I, n->tok, "expected a string");
 	}

@@ -61,6 +61,9 @@ struct tr_target {
 	const struct maptap_event *ev;		/* maptap.vma/process */
 	const struct maptap_module_event *mev;	/* maptap.module */
 	const struct maptap_syscall_stop *sc;	/* syscalls */
+	/* execname() of a task that is gone (end, thread.end): the
+	 * process's name at its begin; NULL: read it from /proc. */
+	const char *comm;
 };
 
 struct interp {

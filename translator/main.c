@@ -1,5 +1,6 @@
-/* main.c -- the maptap program: command line, the default event log, and
- * the hand-off to the SystemTap-language front end when a script is given.
+/* main.c -- the maptap program: the command line, and the hand-off to the
+ * SystemTap-language front end: the user's script, or without one the
+ * default event log, itself a script (tapsets/maptap/log.stp).
  *
  * Exit status: the launched command's own (128+N when killed by signal N)
  * with -c; 0 after a clean run or detach with -x; 1 for a refused input,
@@ -19,23 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-/* The log's state, handed to the session's callbacks. */
-struct log_ctx {
-	FILE *out;
-	bool json;
-	bool out_failed;
-	uint64_t base_ns;
-	struct maptap_modules *modules;	/* NULL: no module layer */
-};
-
-/* The one piece of process-wide state: a signal handler has no argument,
- * so it finds the session to detach through this pointer (set while
- * maptap_session_run() runs, cleared after). */
-static struct maptap_session *volatile signal_session;
 
 static void usage(FILE *fp)
 {
@@ -106,8 +91,7 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 
 enum { OPT_JSON = 256, OPT_VERIFY, OPT_MAPS, OPT_NO_SECCOMP, OPT_LDD };
 
-static int parse_args(int argc, char **argv, struct driver_opts *o,
-		      bool *no_seccomp)
+static int parse_args(int argc, char **argv, struct driver_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -196,7 +180,7 @@ static int parse_args(int argc, char **argv, struct driver_opts *o,
 				return refuse("--maps: '%s' is not auto, query or text", optarg);
 			break;
 		case OPT_NO_SECCOMP:
-			*no_seccomp = true;
+			o->no_seccomp = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -220,242 +204,56 @@ static int parse_args(int argc, char **argv, struct driver_opts *o,
 	return 0;
 }
 
-/* Split CMD into words; hand it to /bin/sh -c when it needs a shell
- * (quotes, expansions, redirections, pipelines, ...). */
-static char **split_command(const char *cmd)
+/* The default log is a script (tapsets/maptap/log.stp): from the source
+ * tree when running from the build tree, else the installed one, as
+ * tapsets are found (elaborate.c). */
+static const char *log_script(void)
 {
-	static const char shell_chars[] = "|&;<>()$`\\\"'*?[#~=%{}\n";
-	size_t n = 0, i;
-	char **argv, *copy, *tok, *save;
+#ifdef MAPTAP_SRC_TAPSETDIR
+	static const char src[] = MAPTAP_SRC_TAPSETDIR "/maptap/log.stp";
 
-	if (strpbrk(cmd, shell_chars)) {
-		argv = calloc(4, sizeof(*argv));
-		if (!argv)
-			return NULL;
-		argv[0] = "/bin/sh";
-		argv[1] = "-c";
-		argv[2] = (char *)cmd;
-		return argv;
-	}
-	for (i = 0; cmd[i]; i++)
-		if (cmd[i] != ' ' && cmd[i] != '\t' &&
-		    (i == 0 || cmd[i - 1] == ' ' || cmd[i - 1] == '\t'))
-			n++;
-	argv = calloc(n + 1, sizeof(*argv));
-	copy = strdup(cmd);
-	if (!argv || !copy) {
-		free(argv);
-		free(copy);
-		return NULL;
-	}
-	n = 0;
-	for (tok = strtok_r(copy, " \t", &save); tok;
-	     tok = strtok_r(NULL, " \t", &save))
-		argv[n++] = tok;
-	return argv;
+	if (access(src, R_OK) == 0)
+		return src;
+#endif
+	return MAPTAP_TAPSETDIR "/maptap/log.stp";
 }
 
-static int log_module_event(const struct maptap_module_event *me, void *arg)
+/* Without a script: run the log script on the target.  --json sets its
+ * json global; MAXSTRINGLEN is raised so that no path is cut short
+ * (a -D of the user's comes later and wins). */
+static int run_log(struct driver_opts *o)
 {
-	struct log_ctx *c = arg;
-
-	if (c->out_failed)
-		return 0;
-	if (c->json)
-		maptap_module_event_print_json(c->out, me);
-	else
-		maptap_module_event_print_text(c->out, me, c->base_ns);
-	return 0;
-}
-
-static int log_event(const struct maptap_event *ev, void *arg)
-{
-	struct log_ctx *c = arg;
-	struct maptap_module_desc desc;
-	struct maptap_event e = *ev;
-	int err;
-
-	/* The module layer opens the mapped files now, while the target is
-	 * stopped at this event; its module events come during the call. */
-	if (c->modules &&
-	    maptap_modules_event(c->modules, ev, &desc, log_module_event, c) == 0 &&
-	    desc.has_module)
-		e.where = &desc;
-	if (c->out_failed)
-		return 0;
-	err = c->json ? maptap_event_print_json(c->out, &e) :
-			maptap_event_print_text(c->out, &e, c->base_ns);
-	if (!err && ev->kind >= MAPTAP_EV_ATTACH)
-		err = fflush(c->out) ? -errno : 0;
-	if (err) {
-		/* Keep tracing: the target must run on as untraced. */
-		c->out_failed = true;
-		fprintf(stderr, "maptap: cannot write the log: %s; tracing goes on silently\n",
-			strerror(errno ? errno : EIO));
-	}
-	return 0;
-}
-
-static void log_diag(const char *line, void *arg)
-{
-	(void)arg;
-	fprintf(stderr, "maptap: %s\n", line);
-}
-
-static void on_signal(int signo, siginfo_t *si, void *uc)
-{
-	struct maptap_session *s = signal_session;
-
-	(void)uc;
-	if (!s)
-		return;
-	/* A ^C from the terminal reached a launched command directly (same
-	 * process group); only a signal sent to maptap alone is passed on. */
-	if (signo == SIGALRM)
-		signo = SIGTERM;	/* -T ran out: end a launched command */
-	else if (si->si_code == SI_KERNEL)
-		signo = 0;
-	maptap_session_request_detach(s, signo);
-}
-
-static void set_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART: waitpid must return */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGALRM, &sa, NULL);	/* -T */
-	signal(SIGPIPE, SIG_IGN);
-}
-
-static int exit_code_of(int status)
-{
-	if (status < 0)
-		return 0;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 1;
-}
-
-static void print_stats(const struct maptap_session *s)
-{
-	struct maptap_session_stats st;
-
-	maptap_session_get_stats(s, &st);
-	fprintf(stderr,
-		"maptap: %llu stops (%llu seccomp, %llu syscall), %llu mapping calls, "
-		"%llu range refreshes, %llu full reads, %llu events, %llu verify differences\n",
-		(unsigned long long)st.stops, (unsigned long long)st.seccomp_stops,
-		(unsigned long long)st.syscall_stops, (unsigned long long)st.map_calls,
-		(unsigned long long)st.refreshes, (unsigned long long)st.full_reads,
-		(unsigned long long)st.events, (unsigned long long)st.verify_diffs);
-}
-
-/* The default log: every event of the target, as text or JSON. */
-static int run_log(const struct driver_opts *o, bool no_seccomp)
-{
-	struct maptap_session_opts so = { 0 };
-	struct log_ctx ctx = { 0 };
-	struct maptap_session *s;
-	char **argv = NULL;
-	int err, code = 0;
-	pid_t pid;
+	static char json_on[] = "json=1";
+	struct driver_define *d;
 
 	if (!o->target_cmd && !o->target_pid)
 		return refuse("nothing to trace: give -c 'CMD' or -x PID, or a script");
-	ctx.out = stdout;
-	if (o->output_file) {
-		ctx.out = fopen(o->output_file, "w");
-		if (!ctx.out)
-			return refuse("cannot open '%s': %s", o->output_file,
-				      strerror(errno));
-	}
-	ctx.json = o->json;
-	ctx.base_ns = 0;
-	if (maptap_modules_new(NULL, &ctx.modules))
+	o->script_file = log_script();
+	if (o->json && add_define(&o->globals, &o->n_globals, json_on))
 		return refuse("out of memory");
-	so.on_event = log_event;
-	so.on_diag = log_diag;
-	so.arg = &ctx;
-	so.maps_source = (enum maptap_maps_source)o->maps_source;
-	so.verify = o->verify;
-	so.no_seccomp = no_seccomp;
-	if (maptap_session_new(&so, &s)) {
-		maptap_modules_free(ctx.modules);
+	d = realloc(o->defines, (size_t)(o->n_defines + 1) * sizeof(*d));
+	if (!d)
 		return refuse("out of memory");
-	}
-	{
-		struct timespec ts;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ctx.base_ns = (uint64_t)ts.tv_sec * 1000000000ULL +
-			      (uint64_t)ts.tv_nsec;
-	}
-	if (!ctx.json)
-		maptap_event_print_text_header(ctx.out);
-	set_signals();
-	signal_session = s;
-	if (o->target_cmd) {
-		argv = split_command(o->target_cmd);
-		if (!argv || !argv[0])
-			err = -EINVAL;
-		else
-			err = maptap_session_launch(s, argv, &pid);
-		if (err) {
-			code = refuse("%s", argv && argv[0] ?
-				      maptap_session_errmsg(s) :
-				      "-c: the command is empty");
-			goto out;
-		}
-	} else {
-		err = maptap_session_attach(s, o->target_pid);
-		if (err) {
-			code = refuse("%s", maptap_session_errmsg(s));
-			goto out;
-		}
-	}
-	if (o->timeout_s)
-		alarm(o->timeout_s);
-	err = maptap_session_run(s);
-	if (err)
-		code = refuse("waiting for the target: %s", strerror(-err));
-	else if (o->target_cmd)
-		code = exit_code_of(maptap_session_exit_status(s));
-	if (o->verbose)
-		print_stats(s);
-out:
-	signal_session = NULL;
-	fflush(ctx.out);
-	maptap_session_free(s);
-	maptap_modules_free(ctx.modules);
-	if (argv && argv[0] && strcmp(argv[0], "/bin/sh") != 0)
-		free(argv[0]);
-	free(argv);
-	if (ctx.out != stdout)
-		fclose(ctx.out);
-	return code;
+	memmove(d + 1, d, (size_t)o->n_defines * sizeof(*d));
+	o->defines = d;
+	o->n_defines++;
+	d[0].name = "MAXSTRINGLEN";
+	d[0].value = "65536";
+	return translator_run(o);
 }
 
 int main(int argc, char **argv)
 {
 	struct driver_opts o;
-	bool no_seccomp = false;
 	int code;
 
-	code = parse_args(argc, argv, &o, &no_seccomp);
+	code = parse_args(argc, argv, &o);
 	if (code)
 		return code;
 	if (o.script_text || o.script_file)
 		code = translator_run(&o);
 	else
-		code = run_log(&o, no_seccomp);
+		code = run_log(&o);
 	free(o.defines);
 	free(o.globals);
 	free(o.include_dirs);

@@ -105,6 +105,7 @@ static struct src_file *script_source(struct tr_session *s)
 
 static int run_pass5(struct tr_session *s)
 {
+	struct tr_target none = { 0 };	/* no -c/-x: no process context */
 	struct interp I;
 	struct pass_clock c;
 	int rc;
@@ -115,11 +116,15 @@ static int run_pass5(struct tr_session *s)
 		fputs("Pass 5: run failed.  [man error::pass5]\n", s->err);
 		return 1;
 	}
+	I.tgt = &none;
 	rc = tr_interp_run(&I);
-	tr_interp_fini(&I);
-	clock_report(s, &c, "Pass 5: run completed");
-	if (rc)
+	/* A nonzero status without script errors is -c's command's own,
+	 * or a target refused with its one-line message (target.c). */
+	if (I.errors)
 		fputs("Pass 5: run failed.  [man error::pass5]\n", s->err);
+	else
+		clock_report(s, &c, "Pass 5: run completed");
+	tr_interp_fini(&I);
 	return rc;
 }
 

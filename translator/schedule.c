@@ -18,6 +18,7 @@
 
 #include "driver.h"
 #include "interp.h"
+#include "target.h"
 
 static enum maptap_script_type rt_type(enum tr_type t)
 {
@@ -248,13 +249,26 @@ static bool wait_until(int64_t deadline_ns, const sigset_t *sigs)
 	}
 }
 
-static void run_timers(struct interp *I, const sigset_t *sigs)
+/* Wait for DEADLINE_NS (< 0: none): with a target, tracing it until
+ * then (target.c).  Returns false when the run should stop. */
+static bool wait_next(struct interp *I, int64_t deadline_ns,
+		      const sigset_t *sigs)
+{
+	if (I->tgt && I->tgt->sess)
+		return tr_target_wait(I, deadline_ns);
+	return wait_until(deadline_ns, sigs);
+}
+
+/* Run timer probes until exit(), a signal, -T, or (with a target) the
+ * end of tracing.  Returns true when -T expired. */
+static bool run_timers(struct interp *I, const sigset_t *sigs)
 {
 	const struct tr_dprobe **v = NULL;
 	int i, n = collect(I, PK_TIMER, &v);
 	struct timer *t = calloc((size_t)n + 1, sizeof(*t));
 	const struct driver_opts *o = I->s->opts;
 	int64_t start = now_ns(), stop_at = -1;
+	bool timeout = false;
 
 	if (o && o->timeout_s)
 		stop_at = start + (int64_t)o->timeout_s * 1000000000;
@@ -273,10 +287,12 @@ static void run_timers(struct interp *I, const sigset_t *sigs)
 			when = t[best].next_ns;
 		else
 			best = -1;
-		if (!wait_until(when, sigs))
+		if (!wait_next(I, when, sigs))
 			break;
-		if (best < 0)
-			break;	/* -T expired */
+		if (best < 0) {
+			timeout = true;	/* -T expired */
+			break;
+		}
 		tr_interp_run_probe(I, t[best].dp);
 		tr_interp_flush(I);
 		t[best].next_ns += t[best].dp->interval_ns +
@@ -289,6 +305,7 @@ static void run_timers(struct interp *I, const sigset_t *sigs)
 	}
 	free(t);
 	free(v);
+	return timeout;
 }
 
 /* ---- the dump of unread globals ---- */
@@ -386,10 +403,32 @@ static void dump_unread(struct interp *I)
 	}
 }
 
+/* Start tracing (-c/-x) around the begin probes, trace while timers
+ * run, and end tracing before the end probes (target.h). */
+static int run_main(struct interp *I, const sigset_t *sigs, bool *opened)
+{
+	bool target = tr_target_wanted(I), timeout = false;
+
+	*opened = target;
+	if (target && tr_target_open(I) < 0)
+		return -1;
+	run_kind(I, PK_INIT, true);
+	run_kind(I, PK_BEGIN, true);
+	tr_interp_flush(I);
+	if (target && !I->exit_requested && tr_target_attach(I) < 0)
+		return -1;
+	if (!I->exit_requested)
+		timeout = run_timers(I, sigs);
+	if (target)
+		tr_target_finish(I, timeout);
+	return 0;
+}
+
 int tr_interp_run(struct interp *I)
 {
 	sigset_t sigs, old;
-	bool error_exit;
+	bool error_exit, opened;
+	int code = 0, tc;
 
 	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction dfl = { .sa_handler = SIG_DFL }, saved[3];
@@ -403,11 +442,10 @@ int tr_interp_run(struct interp *I)
 		sigaction(stop_sigs[k], &dfl, &saved[k]);
 	}
 	sigprocmask(SIG_BLOCK, &sigs, &old);
-	run_kind(I, PK_INIT, true);
-	run_kind(I, PK_BEGIN, true);
-	tr_interp_flush(I);
-	if (!I->exit_requested)
-		run_timers(I, &sigs);
+	if (run_main(I, &sigs, &opened) < 0) {
+		I->aborted = true;
+		code = 1;
+	}
 	error_exit = I->errors > I->lim.maxerrors;
 	if (!I->aborted) {
 		I->exit_requested = false;
@@ -417,6 +455,9 @@ int tr_interp_run(struct interp *I)
 			dump_unread(I);
 	}
 	tr_interp_flush(I);
+	tc = opened ? tr_target_close(I) : 0;
+	if (!code)
+		code = tc;
 	for (k = 0; k < 3; k++)
 		sigaction(stop_sigs[k], &saved[k], NULL);
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -425,5 +466,5 @@ int tr_interp_run(struct interp *I)
 			"probes: 0\n", I->errors);
 		return 1;
 	}
-	return 0;
+	return code;
 }

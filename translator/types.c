@@ -461,6 +461,8 @@ static enum tr_type infer_expr(struct tctx *t, struct node *n)
 		return TY_LONG;
 	case N_ENTRY:
 		return infer(t, n->a);
+	case N_TARGET:
+		return n->type;	/* set when elaborate.c bound it */
 	case N_PRINT:
 		compile_format(t, n);
 		return infer_print(t, n);

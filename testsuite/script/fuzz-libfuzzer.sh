@@ -24,7 +24,8 @@ if ! "$clang" -fsanitize=fuzzer "$tmp/probe.c" -o "$tmp/probe" 2>/dev/null; then
 fi
 
 src=$top_srcdir
-tr="arena session lexer preproc parse dump elaborate types builtins interp schedule"
+tr="arena session lexer preproc parse dump elaborate types builtins interp schedule
+builtins_proc builtins_user builtins_stack cvars target"
 files=
 for f in $tr; do files="$files $src/translator/$f.c"; done
 files="$files $(ls "$src"/runtime/script/*.c)"
@@ -32,6 +33,7 @@ files="$files $(ls "$src"/runtime/script/*.c)"
 if "$clang" -g -O1 -fsanitize=fuzzer,address,undefined \
 	-I"$top_builddir" -I"$src/include" -I"$src/translator" \
 	$files "$src/testsuite/script/fuzz_parse.c" -lm \
+	-L"$top_builddir/.libs" -lmaptap -Wl,-rpath,"$top_builddir/.libs" \
 	-o "$tmp/fuzz" 2>"$tmp/build.log"; then
 	ok "libFuzzer target builds"
 else

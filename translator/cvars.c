@@ -1,0 +1,319 @@
+/* cvars.c -- context variables of probes on traced processes: which
+ * probe point offers which (pass 2), and their values (pass 5).
+ *
+ * A system-call probe has stap's process.syscall variables; an event
+ * probe (maptap.vma.*, maptap.module.*, maptap.process.*, maptap.event)
+ * has every field of the event under docs/probes.md's names.  Variables
+ * an event kind does not set read as 0 or "".
+ */
+#include <config.h>
+
+#include <inttypes.h>
+#include <string.h>
+
+#include <maptap/event.h>
+#include <maptap/module.h>
+#include <maptap/session.h>
+
+#include "cvars.h"
+#include "interp.h"
+
+enum cvar {
+	/* system calls */
+	CV_SC_NR, CV_SC_ARG1, CV_SC_ARG2, CV_SC_ARG3, CV_SC_ARG4, CV_SC_ARG5,
+	CV_SC_ARG6, CV_SC_PARMS, CV_SC_RETURN,
+	/* events */
+	CV_KIND, CV_TIME_NS, CV_SYSCALL, CV_SYSCALL_NAME, CV_START, CV_END,
+	CV_PERMS, CV_OFFSET, CV_DEV, CV_INODE, CV_NAME, CV_OLD_START,
+	CV_OLD_END, CV_OLD_PERMS, CV_OLD_OFFSET, CV_OLD_DEV, CV_OLD_INODE,
+	CV_OLD_NAME, CV_SNAPSHOT, CV_CHILD, CV_FORMER_TID, CV_STATUS,
+	CV_GROUP_EXIT, CV_PATH, CV_OLD_PATH, CV_REASON, CV_MODULE_PATH,
+	CV_MODULE_BUILD_ID, CV_MODULE_TYPE, CV_MODULE_BIAS, CV_SEGMENT_KIND,
+	CV_SEGMENT_INDEX, CV_SEGMENT_VADDR, CV_SEGMENT_OFFSET,
+};
+
+struct cvar_def {
+	const char *name;
+	enum cvar id;
+	enum tr_type type;
+};
+
+#define L TY_LONG
+#define S TY_STRING
+
+static const struct cvar_def syscall_vars[] = {
+	{ "$syscall", CV_SC_NR, L },
+	{ "$arg1", CV_SC_ARG1, L }, { "$arg2", CV_SC_ARG2, L },
+	{ "$arg3", CV_SC_ARG3, L }, { "$arg4", CV_SC_ARG4, L },
+	{ "$arg5", CV_SC_ARG5, L }, { "$arg6", CV_SC_ARG6, L },
+	{ "$$parms", CV_SC_PARMS, S },
+	{ "$return", CV_SC_RETURN, L },
+};
+
+static const struct cvar_def event_vars[] = {
+	{ "$kind", CV_KIND, S }, { "$time_ns", CV_TIME_NS, L },
+	{ "$syscall", CV_SYSCALL, L }, { "$syscall_name", CV_SYSCALL_NAME, S },
+	{ "$start", CV_START, L }, { "$end", CV_END, L },
+	{ "$perms", CV_PERMS, S }, { "$offset", CV_OFFSET, L },
+	{ "$dev", CV_DEV, S }, { "$inode", CV_INODE, L },
+	{ "$name", CV_NAME, S },
+	{ "$old_start", CV_OLD_START, L }, { "$old_end", CV_OLD_END, L },
+	{ "$old_perms", CV_OLD_PERMS, S }, { "$old_offset", CV_OLD_OFFSET, L },
+	{ "$old_dev", CV_OLD_DEV, S }, { "$old_inode", CV_OLD_INODE, L },
+	{ "$old_name", CV_OLD_NAME, S },
+	{ "$snapshot", CV_SNAPSHOT, L }, { "$child", CV_CHILD, L },
+	{ "$former_tid", CV_FORMER_TID, L }, { "$status", CV_STATUS, L },
+	{ "$group_exit", CV_GROUP_EXIT, L },
+	{ "$path", CV_PATH, S }, { "$old_path", CV_OLD_PATH, S },
+	{ "$reason", CV_REASON, S },
+	{ "$module_path", CV_MODULE_PATH, S },
+	{ "$module_build_id", CV_MODULE_BUILD_ID, S },
+	{ "$module_type", CV_MODULE_TYPE, S },
+	{ "$module_bias", CV_MODULE_BIAS, L },
+	{ "$segment_kind", CV_SEGMENT_KIND, S },
+	{ "$segment_index", CV_SEGMENT_INDEX, L },
+	{ "$segment_vaddr", CV_SEGMENT_VADDR, L },
+	{ "$segment_offset", CV_SEGMENT_OFFSET, L },
+};
+
+#undef L
+#undef S
+
+static const struct cvar_def *find(const struct cvar_def *v, size_t n,
+				   const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name))
+			return &v[i];
+	return NULL;
+}
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The messages of stap's utrace probes (tapset-utrace.cxx) for the
+ * process.* points; the dwarf one's shape for maptap's own. */
+int tr_cvar_lookup(const struct tr_dprobe *dp, const char *name,
+		   enum tr_type *type, const char **why)
+{
+	const struct cvar_def *d = NULL;
+
+	*why = "target variables are not available in this probe";
+	if (!dp || !tr_probe_needs_target(dp->kind))
+		return -1;
+	if (dp->kind == PK_PROCESS) {
+		*why = "only \"process(PATH_OR_PID).syscall\" and "
+		       "\"process(PATH_OR_PID).syscall.return\" probes "
+		       "support target symbols";
+		return -1;
+	}
+	if (dp->kind == PK_SYSCALL) {
+		d = find(syscall_vars, N_OF(syscall_vars), name);
+		if (d && d->id == CV_SC_RETURN && !dp->is_return) {
+			*why = "only \"process(PATH_OR_PID).syscall.return\" "
+			       "support $return.";
+			return -1;
+		}
+		*why = "invalid target symbol for utrace probe, $syscall, "
+		       "$return, $argN or $$parms expected";
+	} else {
+		d = find(event_vars, N_OF(event_vars), name);
+		*why = "unable to find local, (alternatives: see "
+		       "docs/probes.md)";
+	}
+	if (!d)
+		return -1;
+	*type = d->type;
+	return (int)d->id;
+}
+
+/* ---- values ---- */
+
+static int64_t syscall_long(const struct maptap_syscall_stop *sc, int id)
+{
+	if (!sc)
+		return 0;
+	if (id == CV_SC_NR)
+		return sc->nr;
+	if (id == CV_SC_RETURN)
+		return sc->ret;
+	return (int64_t)sc->args[id - CV_SC_ARG1];
+}
+
+static int64_t vma_long(const struct maptap_event *ev, int id)
+{
+	switch (id) {
+	case CV_START: return (int64_t)ev->vma.start;
+	case CV_END: return (int64_t)ev->vma.end;
+	case CV_OFFSET: return (int64_t)ev->vma.offset;
+	case CV_INODE: return (int64_t)ev->vma.inode;
+	case CV_OLD_START: return (int64_t)ev->old.start;
+	case CV_OLD_END: return (int64_t)ev->old.end;
+	case CV_OLD_OFFSET: return (int64_t)ev->old.offset;
+	case CV_OLD_INODE: return (int64_t)ev->old.inode;
+	}
+	return 0;
+}
+
+static int64_t where_long(const struct maptap_module_desc *w, int id)
+{
+	if (!w || !w->has_module)
+		return id == CV_SEGMENT_INDEX ? -1 : 0;
+	switch (id) {
+	case CV_MODULE_BIAS: return (int64_t)w->module.bias;
+	case CV_SEGMENT_INDEX:
+		return w->has_segment ? w->segment.index : -1;
+	case CV_SEGMENT_VADDR:
+		return w->has_segment ? (int64_t)w->segment.p_vaddr : 0;
+	case CV_SEGMENT_OFFSET:
+		return w->has_segment ? (int64_t)w->segment.p_offset : 0;
+	}
+	return 0;
+}
+
+static int64_t event_long(const struct tr_target *t, int id)
+{
+	const struct maptap_event *ev = t->ev;
+
+	if (t->mev) {
+		if (id == CV_TIME_NS)
+			return (int64_t)t->mev->time_ns;
+		if (id == CV_SYSCALL)
+			return -1;
+		if (id == CV_MODULE_BIAS)
+			return (int64_t)t->mev->module->bias;
+		return id == CV_SEGMENT_INDEX ? -1 : 0;
+	}
+	if (!ev)
+		return id == CV_SYSCALL || id == CV_SEGMENT_INDEX ? -1 : 0;
+	switch (id) {
+	case CV_TIME_NS: return (int64_t)ev->time_ns;
+	case CV_SYSCALL: return ev->syscall_nr;
+	case CV_SNAPSHOT: return ev->snapshot;
+	case CV_CHILD: return ev->child;
+	case CV_FORMER_TID: return ev->former_tid;
+	case CV_STATUS: return ev->status;
+	case CV_GROUP_EXIT: return ev->group_exit;
+	case CV_MODULE_BIAS:
+	case CV_SEGMENT_INDEX:
+	case CV_SEGMENT_VADDR:
+	case CV_SEGMENT_OFFSET:
+		return where_long(ev->where, id);
+	}
+	return maptap_event_is_range(ev->kind) ? vma_long(ev, id) : 0;
+}
+
+int64_t tr_cvar_long(struct interp *I, int id)
+{
+	if (id <= CV_SC_RETURN)
+		return syscall_long(I->tgt->sc, id);
+	return event_long(I->tgt, id);
+}
+
+static const char *module_str(const struct maptap_module_info *mi, int id)
+{
+	switch (id) {
+	case CV_MODULE_PATH: return mi->path;
+	case CV_MODULE_BUILD_ID: return mi->build_id;
+	case CV_MODULE_TYPE: return maptap_module_type_name(mi->type);
+	}
+	return NULL;
+}
+
+static const char *where_str(const struct maptap_module_desc *w, int id)
+{
+	if (!w || !w->has_module)
+		return NULL;
+	if (id == CV_SEGMENT_KIND)
+		return w->has_segment ?
+		       maptap_segment_kind_name(w->segment.kind) : NULL;
+	return module_str(&w->module, id);
+}
+
+static void vma_str(struct maptap_script_buf *b, const struct maptap_vma *v,
+		    int what)
+{
+	char perms[5];
+
+	if (what == CV_PERMS) {
+		maptap_script_buf_adds(b, maptap_perms_str(v->perms, perms));
+	} else if (what == CV_DEV) {
+		maptap_script_buf_printf(b, "%02x:%02x", v->dev_major,
+					 v->dev_minor);
+	} else {
+		maptap_script_buf_add(b, v->name, v->name_len);
+	}
+}
+
+static const char *module_event_str(const struct maptap_module_event *me,
+				    int id)
+{
+	if (id == CV_KIND)
+		return me->kind == MAPTAP_MODULE_LOAD ? "module_load" :
+		       "module_unload";
+	if (id == CV_SYSCALL_NAME)
+		return me->syscall;
+	return module_str(me->module, id);
+}
+
+static const char *event_cstr(const struct maptap_event *ev, int id)
+{
+	switch (id) {
+	case CV_KIND: return maptap_event_kind_name(ev->kind);
+	case CV_SYSCALL_NAME: return ev->syscall;
+	case CV_PATH: return ev->path;
+	case CV_OLD_PATH: return ev->old_path;
+	case CV_REASON: return ev->reason;
+	}
+	return where_str(ev->where, id);
+}
+
+static void event_str(const struct tr_target *t, int id,
+		      struct maptap_script_buf *b)
+{
+	const struct maptap_event *ev = t->ev;
+	const char *s = NULL;
+
+	if (t->mev) {
+		s = module_event_str(t->mev, id);
+	} else if (!ev) {
+		return;
+	} else if (maptap_event_is_range(ev->kind) &&
+		   (id == CV_PERMS || id == CV_DEV || id == CV_NAME)) {
+		vma_str(b, &ev->vma, id);
+		return;
+	} else if (maptap_event_is_range(ev->kind) &&
+		   (id == CV_OLD_PERMS || id == CV_OLD_DEV ||
+		    id == CV_OLD_NAME)) {
+		vma_str(b, &ev->old, id == CV_OLD_PERMS ? CV_PERMS :
+			id == CV_OLD_DEV ? CV_DEV : CV_NAME);
+		return;
+	} else {
+		s = event_cstr(ev, id);
+	}
+	if (s)
+		maptap_script_buf_adds(b, s);
+}
+
+struct sref tr_cvar_str(struct interp *I, int id)
+{
+	struct maptap_script_buf *b = tr_tmp_get(I);
+	const struct maptap_syscall_stop *sc = I->tgt->sc;
+	struct sref r;
+	int i;
+
+	maptap_script_buf_clear(b);
+	if (id == CV_SC_PARMS && sc) {
+		for (i = 0; i < 6; i++)
+			maptap_script_buf_printf(b, "%sarg%d=0x%" PRIx64,
+						 i ? " " : "", i + 1,
+						 sc->args[i]);
+	} else if (id > CV_SC_RETURN) {
+		event_str(I->tgt, id, b);
+	}
+	maptap_script_buf_truncate(b, I->lim.maxstringlen - 1);
+	r.p = maptap_script_buf_str(b);
+	r.len = b->len;
+	return r;
+}

@@ -1,0 +1,689 @@
+/* target.c -- pass 5 with traced processes: one maptap_session and one
+ * module layer, and the probes their events fire (docs/probes.md).
+ *
+ * Every event goes through the module layer first, as the C log did, so
+ * module events come before the range event that caused them and the
+ * event's module and segment are known to its probes.  Lifetime probes
+ * follow stap's process rules: begin when a process's model is ready
+ * (attach, the command's first exec, each exec, each fork); end at the
+ * last thread's exit and, for the old image, at an exec (before the new
+ * image's begin); thread.begin at a clone that makes a thread;
+ * thread.end at the exit of a thread that is not the last.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <maptap/maptap.h>
+
+#include "driver.h"
+#include "interp.h"
+#include "target.h"
+
+/* A process the run has seen become ready. */
+struct proc {
+	pid_t pid;
+	char *exe;		/* /proc/PID/exe at its begin */
+	char comm[32];		/* /proc/PID/comm then, for end probes */
+};
+
+/* Probes of one kind of point, in source order. */
+struct plist {
+	const struct tr_dprobe **v;
+	int n;
+};
+
+#define N_EVBITS (MAPTAP_EV_KIND_COUNT + 2)
+
+struct run {
+	struct tr_target pub;		/* I->tgt */
+	struct interp *I;
+	struct plist by_event[N_EVBITS];
+	struct plist by_point[4];	/* enum tr_proc_point */
+	struct plist syscalls;
+	struct proc *procs;
+	size_t nprocs, cap;
+	char **argv;			/* -c, split */
+	char *cmd_copy;			/* the words of ARGV */
+	bool launched;
+	bool killed_by_exit;		/* exit() ended the command */
+	bool failed;
+	bool signals_set;
+	struct sigaction saved[3];
+};
+
+static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+/* The one piece of process-wide state: a signal handler has no argument,
+ * so it finds the session to stop through this pointer (set while the
+ * session runs, cleared after), as main.c's log did. */
+static struct maptap_session *volatile signal_session;
+
+static struct run *run_of(struct interp *I)
+{
+	return (struct run *)I->tgt;
+}
+
+bool tr_target_wanted(const struct interp *I)
+{
+	const struct driver_opts *o = I->s->opts;
+
+	return o && (o->target_cmd || o->target_pid);
+}
+
+/* ---- which probes fire ---- */
+
+static void plist_add(struct plist *l, const struct tr_dprobe *dp)
+{
+	const struct tr_dprobe **v = realloc(l->v, sizeof(*v) *
+					     (size_t)(l->n + 1));
+
+	if (!v)
+		return;
+	v[l->n++] = dp;
+	l->v = v;
+}
+
+static int cmp_order(const void *a, const void *b)
+{
+	const struct tr_dprobe *x = *(const struct tr_dprobe *const *)a;
+	const struct tr_dprobe *y = *(const struct tr_dprobe *const *)b;
+
+	return x->order - y->order;
+}
+
+static void sort_plist(struct plist *l)
+{
+	if (l->n > 1)
+		qsort(l->v, (size_t)l->n, sizeof(*l->v), cmp_order);
+}
+
+/* Sort the script's probes by what fires them, and the system calls
+ * they need into OPTS. */
+static void index_probes(struct run *r, struct maptap_session_opts *so)
+{
+	const struct ptr_vec *pv = &r->I->el->probes;
+	int i, b, w;
+
+	for (i = 0; i < pv->n; i++) {
+		const struct tr_dprobe *dp = pv->v[i];
+
+		switch (dp->kind) {
+		case PK_EVENT:
+			for (b = 0; b < N_EVBITS; b++)
+				if (dp->events & (1u << b))
+					plist_add(&r->by_event[b], dp);
+			break;
+		case PK_PROCESS:
+			plist_add(&r->by_point[dp->proc_point], dp);
+			break;
+		case PK_SYSCALL:
+			plist_add(&r->syscalls, dp);
+			so->all_syscalls |= dp->all_syscalls;
+			for (w = 0; w < MAPTAP_SYSCALL_SET_WORDS; w++)
+				so->syscalls[w] |= dp->syscalls[w];
+			break;
+		default:
+			break;
+		}
+	}
+	for (b = 0; b < N_EVBITS; b++)
+		sort_plist(&r->by_event[b]);
+	for (b = 0; b < 4; b++)
+		sort_plist(&r->by_point[b]);
+	sort_plist(&r->syscalls);
+}
+
+/* ---- processes ---- */
+
+static struct proc *proc_find(struct run *r, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < r->nprocs; i++)
+		if (r->procs[i].pid == pid)
+			return &r->procs[i];
+	return NULL;
+}
+
+static char *read_exe(pid_t pid)
+{
+	char path[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+static void read_comm(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, (int)size, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* Remember PID's executable at its begin; returns the entry. */
+static struct proc *proc_begin(struct run *r, pid_t pid)
+{
+	struct proc *p = proc_find(r, pid);
+
+	if (!p) {
+		if (r->nprocs == r->cap) {
+			size_t cap = r->cap ? 2 * r->cap : 16;
+			struct proc *v = realloc(r->procs, cap * sizeof(*v));
+
+			if (!v)
+				return NULL;
+			r->procs = v;
+			r->cap = cap;
+		}
+		p = &r->procs[r->nprocs++];
+		p->pid = pid;
+		p->exe = NULL;
+	}
+	free(p->exe);
+	p->exe = read_exe(pid);
+	read_comm(pid, p->comm, sizeof(p->comm));
+	return p;
+}
+
+static void proc_forget(struct run *r, pid_t pid)
+{
+	struct proc *p = proc_find(r, pid);
+
+	if (!p)
+		return;
+	free(p->exe);
+	*p = r->procs[--r->nprocs];
+}
+
+/* process("PATH") / process(PID) of DP against process PID running EXE. */
+static bool proc_matches(const struct tr_dprobe *dp, pid_t pid,
+			 const char *exe)
+{
+	if (dp->proc_pid && dp->proc_pid != pid)
+		return false;
+	if (dp->proc_path && (!exe || strcmp(dp->proc_path, exe)))
+		return false;
+	return true;
+}
+
+/* ---- running handlers ---- */
+
+/* Script output goes to the stream after every handler; the stream is
+ * flushed at process events (as the C log did), timers and the end. */
+static void output(struct interp *I, bool flush)
+{
+	if (flush) {
+		tr_interp_flush(I);
+		return;
+	}
+	if (I->out.len) {
+		fwrite(I->out.s, 1, I->out.len, I->outf);
+		maptap_script_buf_clear(&I->out);
+	}
+}
+
+static void set_ctx(struct run *r, pid_t pid, pid_t tid, bool stopped)
+{
+	r->pub.pid = pid;
+	r->pub.tid = tid;
+	r->pub.stopped = stopped;
+}
+
+static void clear_ctx(struct run *r)
+{
+	set_ctx(r, 0, 0, false);
+	r->pub.ev = NULL;
+	r->pub.mev = NULL;
+	r->pub.sc = NULL;
+	r->pub.comm = NULL;
+}
+
+/* exit() or too many errors: stop tracing as tr_target_finish() says. */
+static void after_handler(struct run *r)
+{
+	struct interp *I = r->I;
+
+	if (!I->exit_requested || r->killed_by_exit)
+		return;
+	r->killed_by_exit = r->launched;
+	maptap_session_request_detach(r->pub.sess, r->launched ? SIGKILL : 0);
+}
+
+static void fire(struct run *r, const struct plist *l, const char *exe,
+		 bool check_proc)
+{
+	struct interp *I = r->I;
+	int i;
+
+	for (i = 0; i < l->n && !I->exit_requested; i++) {
+		if (check_proc && !proc_matches(l->v[i], r->pub.pid, exe))
+			continue;
+		tr_interp_run_probe(I, l->v[i]);
+		output(I, false);
+		after_handler(r);
+	}
+}
+
+/* Fire the probes of lifetime point PT for thread TID of process PID,
+ * running EXE; COMM: its name when the task is gone, else NULL. */
+static void fire_point(struct run *r, enum tr_proc_point pt, pid_t pid,
+		       pid_t tid, bool stopped, const char *exe,
+		       const char *comm)
+{
+	const struct maptap_event *ev = r->pub.ev;
+
+	if (!r->by_point[pt].n)
+		return;
+	clear_ctx(r);
+	r->pub.ev = ev;
+	r->pub.comm = comm;
+	set_ctx(r, pid, tid, stopped);
+	fire(r, &r->by_point[pt], exe, true);
+}
+
+static int on_module_event(const struct maptap_module_event *me, void *arg)
+{
+	struct run *r = arg;
+	unsigned bit = me->kind == MAPTAP_MODULE_LOAD ? MAPTAP_EV_KIND_COUNT :
+		       MAPTAP_EV_KIND_COUNT + 1;
+
+	if (!r->by_event[bit].n || r->I->exit_requested)
+		return 0;
+	clear_ctx(r);
+	r->pub.mev = me;
+	set_ctx(r, me->pid, me->tid, true);
+	fire(r, &r->by_event[bit], NULL, false);
+	clear_ctx(r);
+	return 0;
+}
+
+static bool is_thread_of(pid_t pid, pid_t tid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
+	return stat(path, &st) == 0;
+}
+
+/* The lifetime points an event means (the header comment's rules). */
+static void lifetime(struct run *r, const struct maptap_event *ev)
+{
+	struct proc *p;
+
+	switch (ev->kind) {
+	case MAPTAP_EV_EXEC:
+		if (!proc_find(r, ev->pid))
+			break;	/* -c's command before its first exec */
+		fire_point(r, TR_PROC_END, ev->pid, ev->tid, true,
+			   ev->old_path, NULL);
+		break;
+	case MAPTAP_EV_CLONE:
+		if (r->by_point[TR_THREAD_BEGIN].n &&
+		    is_thread_of(ev->pid, ev->child)) {
+			p = proc_find(r, ev->pid);
+			fire_point(r, TR_THREAD_BEGIN, ev->pid, ev->child,
+				   false, p ? p->exe : NULL, NULL);
+		}
+		break;
+	case MAPTAP_EV_EXIT:
+		p = proc_find(r, ev->pid);
+		if (!p)
+			break;
+		if (!ev->group_exit) {
+			fire_point(r, TR_THREAD_END, ev->pid, ev->tid, false,
+				   p->exe, p->comm);
+			break;
+		}
+		fire_point(r, TR_PROC_END, ev->pid, ev->tid, false, p->exe,
+			   p->comm);
+		proc_forget(r, ev->pid);
+		break;
+	case MAPTAP_EV_DETACH:
+		if (ev->pid == ev->tid)
+			proc_forget(r, ev->pid);
+		break;
+	default:
+		break;
+	}
+}
+
+static int on_event(const struct maptap_event *ev, void *arg)
+{
+	struct run *r = arg;
+	struct maptap_module_desc desc;
+	struct maptap_event e = *ev;
+	const struct plist *l = &r->by_event[ev->kind];
+
+	/* The module layer opens the mapped files now, while the target is
+	 * stopped at this event; its module events come during the call. */
+	if (maptap_modules_event(r->pub.mods, ev, &desc, on_module_event,
+				 r) == 0 && desc.has_module)
+		e.where = &desc;
+	if (l->n && !r->I->exit_requested) {
+		clear_ctx(r);
+		r->pub.ev = &e;
+		set_ctx(r, ev->pid, ev->tid, ev->kind != MAPTAP_EV_EXIT &&
+			ev->kind != MAPTAP_EV_DETACH);
+		fire(r, l, NULL, false);
+	}
+	if (!r->I->exit_requested)
+		lifetime(r, &e);
+	clear_ctx(r);
+	if (ev->kind >= MAPTAP_EV_ATTACH)
+		output(r->I, true);
+	return 0;
+}
+
+static int on_syscall(const struct maptap_syscall_stop *st, void *arg)
+{
+	struct run *r = arg;
+	struct proc *p = proc_find(r, st->pid);
+	const struct plist *l = &r->syscalls;
+	unsigned nr = (unsigned)st->nr;
+	int i;
+
+	clear_ctx(r);
+	r->pub.sc = st;
+	set_ctx(r, st->pid, st->tid, true);
+	for (i = 0; i < l->n && !r->I->exit_requested; i++) {
+		const struct tr_dprobe *dp = l->v[i];
+
+		if (dp->is_return != st->is_return)
+			continue;
+		if (!dp->all_syscalls && (nr >= MAPTAP_SYSCALL_SET_BITS ||
+		    !(dp->syscalls[nr / 64] >> (nr % 64) & 1)))
+			continue;
+		if (!proc_matches(dp, st->pid, p ? p->exe : NULL))
+			continue;
+		tr_interp_run_probe(r->I, dp);
+		output(r->I, false);
+		after_handler(r);
+	}
+	clear_ctx(r);
+	return 0;
+}
+
+static void on_ready(pid_t pid, pid_t tid, enum maptap_ready_why why,
+		     void *arg)
+{
+	struct run *r = arg;
+	struct proc *p = proc_begin(r, pid);
+
+	if (r->I->exit_requested)
+		return;
+	fire_point(r, TR_PROC_BEGIN, pid, tid, why != MAPTAP_READY_FORK,
+		   p ? p->exe : NULL, NULL);
+	clear_ctx(r);
+	output(r->I, true);
+}
+
+static void on_diag(const char *line, void *arg)
+{
+	struct run *r = arg;
+
+	tr_interp_flush(r->I);
+	fprintf(r->I->s->err, "maptap: %s\n", line);
+}
+
+/* ---- signals ---- */
+
+static void on_signal(int signo, siginfo_t *si, void *uc)
+{
+	struct maptap_session *s = signal_session;
+
+	(void)uc;
+	if (!s)
+		return;
+	/* A ^C from the terminal reached a launched command directly (same
+	 * process group); only a signal sent to maptap alone is passed on. */
+	if (si->si_code == SI_KERNEL)
+		signo = 0;
+	maptap_session_request_detach(s, signo);
+}
+
+static void set_signals(struct run *r)
+{
+	struct sigaction sa;
+	sigset_t set;
+	size_t k;
+
+	signal_session = r->pub.sess;
+	r->signals_set = true;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART: waits must return */
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&set);
+	for (k = 0; k < 3; k++) {
+		sigaction(stop_sigs[k], &sa, &r->saved[k]);
+		sigaddset(&set, stop_sigs[k]);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	/* schedule.c blocks them for its own waits; here a handler takes
+	 * them, so that a wait for the tracee returns at once. */
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+static void restore_signals(struct run *r)
+{
+	size_t k;
+
+	signal_session = NULL;
+	for (k = 0; r->signals_set && k < 3; k++)
+		sigaction(stop_sigs[k], &r->saved[k], NULL);
+}
+
+/* ---- the command line of -c ---- */
+
+/* Split CMD into words; hand it to /bin/sh -c when it needs a shell
+ * (quotes, expansions, redirections, pipelines, ...).  The words point
+ * into *COPY, which the caller frees with the vector. */
+static char **split_command(const char *cmd, char **copy)
+{
+	static const char shell_chars[] = "|&;<>()$`\\\"'*?[#~=%{}\n";
+	size_t n = 0, i;
+	char **argv, *tok, *save;
+
+	*copy = strdup(cmd);
+	for (i = 0; cmd[i]; i++)
+		if (cmd[i] != ' ' && cmd[i] != '\t' &&
+		    (i == 0 || cmd[i - 1] == ' ' || cmd[i - 1] == '\t'))
+			n++;
+	argv = calloc(n + 4, sizeof(*argv));
+	if (!argv || !*copy)
+		return argv;
+	if (strpbrk(cmd, shell_chars)) {
+		argv[0] = "/bin/sh";
+		argv[1] = "-c";
+		argv[2] = *copy;
+		return argv;
+	}
+	n = 0;
+	for (tok = strtok_r(*copy, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save))
+		argv[n++] = tok;
+	return argv;
+}
+
+/* ---- the run ---- */
+
+static int fail(struct run *r, const char *what, const char *why)
+{
+	tr_interp_flush(r->I);
+	fprintf(r->I->s->err, "maptap: %s%s%s\n", what, why ? ": " : "",
+		why ? why : "");
+	r->failed = true;
+	return -1;
+}
+
+static int launch(struct run *r)
+{
+	pid_t pid;
+	int err;
+
+	r->argv = split_command(r->I->s->opts->target_cmd, &r->cmd_copy);
+	if (!r->argv || !r->cmd_copy)
+		return fail(r, "out of memory", NULL);
+	if (!r->argv[0])
+		return fail(r, "-c: the command is empty", NULL);
+	err = maptap_session_launch(r->pub.sess, r->argv, &pid);
+	if (err)
+		return fail(r, maptap_session_errmsg(r->pub.sess), NULL);
+	r->launched = true;
+	r->pub.target_pid = pid;
+	return 0;
+}
+
+int tr_target_open(struct interp *I)
+{
+	const struct driver_opts *o = I->s->opts;
+	struct maptap_session_opts so = { 0 };
+	struct run *r = calloc(1, sizeof(*r));
+
+	I->tgt = r ? &r->pub : NULL;
+	if (!r) {
+		fputs("maptap: out of memory\n", I->s->err);
+		return -1;
+	}
+	r->I = I;
+	r->pub.target_pid = o->target_pid;
+	index_probes(r, &so);
+	so.on_event = on_event;
+	so.on_diag = on_diag;
+	so.on_ready = on_ready;
+	so.on_syscall = r->syscalls.n ? on_syscall : NULL;
+	so.arg = r;
+	so.maps_source = (enum maptap_maps_source)o->maps_source;
+	so.verify = o->verify;
+	so.no_seccomp = o->no_seccomp;
+	if (maptap_modules_new(NULL, &r->pub.mods) ||
+	    maptap_session_new(&so, &r->pub.sess))
+		return fail(r, "out of memory", NULL);
+	set_signals(r);
+	if (o->target_cmd)
+		return launch(r);
+	return 0;
+}
+
+int tr_target_attach(struct interp *I)
+{
+	struct run *r = run_of(I);
+
+	if (r->launched || !I->s->opts->target_pid)
+		return 0;
+	if (maptap_session_attach(r->pub.sess, I->s->opts->target_pid))
+		return fail(r, maptap_session_errmsg(r->pub.sess), NULL);
+	return 0;
+}
+
+bool tr_target_wait(struct interp *I, int64_t deadline_ns)
+{
+	struct run *r = run_of(I);
+	int rc;
+
+	if (r->failed)
+		return false;
+	rc = maptap_session_run_until(r->pub.sess, deadline_ns < 0 ? 0 :
+				      (uint64_t)deadline_ns);
+	if (rc < 0) {
+		fail(r, "waiting for the target", strerror(-rc));
+		return false;
+	}
+	return rc == 1;
+}
+
+void tr_target_finish(struct interp *I, bool timeout)
+{
+	struct run *r = run_of(I);
+
+	if (r->failed)
+		return;
+	if (I->exit_requested)
+		after_handler(r);
+	else if (timeout)
+		maptap_session_request_detach(r->pub.sess, r->launched ?
+					      SIGTERM : 0);
+	while (tr_target_wait(I, -1))
+		;
+	output(I, true);
+}
+
+static void print_stats(struct run *r)
+{
+	struct maptap_session_stats st;
+
+	maptap_session_get_stats(r->pub.sess, &st);
+	fprintf(r->I->s->err,
+		"maptap: %llu stops (%llu seccomp, %llu syscall), %llu mapping calls, "
+		"%llu range refreshes, %llu full reads, %llu events, %llu verify differences\n",
+		(unsigned long long)st.stops, (unsigned long long)st.seccomp_stops,
+		(unsigned long long)st.syscall_stops, (unsigned long long)st.map_calls,
+		(unsigned long long)st.refreshes, (unsigned long long)st.full_reads,
+		(unsigned long long)st.events, (unsigned long long)st.verify_diffs);
+}
+
+static int exit_code_of(int status)
+{
+	if (status < 0)
+		return 0;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+int tr_target_close(struct interp *I)
+{
+	struct run *r = run_of(I);
+	int code = 0, i;
+
+	if (!r)
+		return 1;
+	restore_signals(r);
+	if (r->failed)
+		code = 1;
+	else if (r->launched && !r->killed_by_exit)
+		code = exit_code_of(maptap_session_exit_status(r->pub.sess));
+	if (r->pub.sess && I->s->opts->verbose)
+		print_stats(r);
+	maptap_session_free(r->pub.sess);
+	maptap_modules_free(r->pub.mods);
+	for (i = 0; i < N_EVBITS; i++)
+		free(r->by_event[i].v);
+	for (i = 0; i < 4; i++)
+		free(r->by_point[i].v);
+	free(r->syscalls.v);
+	while (r->nprocs)
+		free(r->procs[--r->nprocs].exe);
+	free(r->procs);
+	free(r->argv);
+	free(r->cmd_copy);
+	free(r);
+	I->tgt = NULL;
+	return code;
+}
