@@ -133,6 +133,31 @@ static int fp_step(struct maptap_unwinder *u, unw_cursor_t *c,
 	return unw_init_remote(c, u->as, u) < 0 ? -1 : 0;
 }
 
+/* How far past a module's entry point (bytes) a return address of its
+ * start code may lie: the first call of every _start we know is within
+ * a few instructions. */
+#define ENTRY_SLACK 64
+
+/* Is F, which no CFI covers, the outermost frame?  The psABI (3.4.1)
+ * asks the deepest frame to have %rbp 0, and a program starts at its
+ * ELF entry point; start code without CFI (the dynamic linker's _start
+ * calls _dl_start with nothing describing it) is recognized by both. */
+static bool outermost(struct maptap_unwinder *u, unw_cursor_t *c,
+		      const struct maptap_frame *f)
+{
+	const struct mt_seg *seg;
+	struct mt_inst *in = mt_inst_at(u->m, u->pid, f->pc, 0, &seg);
+	unw_word_t rbp;
+	GElf_Ehdr eh;
+	uint64_t entry;
+
+	if (unw_get_reg(c, UNW_X86_64_RBP, &rbp) < 0 || rbp != 0 || !in ||
+	    !in->file->elf || !gelf_getehdr(in->file->elf, &eh))
+		return false;
+	entry = eh.e_entry + in->bias;
+	return f->pc > entry && f->pc - entry <= ENTRY_SLACK;
+}
+
 /* Step C from frame F to its caller.  Returns 1 with *HOW when there is
  * one, 0 with *END when the walk ends. */
 static int step(struct maptap_unwinder *u, unw_cursor_t *c,
@@ -159,7 +184,8 @@ static int step(struct maptap_unwinder *u, unw_cursor_t *c,
 		*how = MAPTAP_FRAME_FP;
 		return 1;
 	}
-	*end = MAPTAP_UNWIND_NOINFO;
+	*end = outermost(u, c, f) ? MAPTAP_UNWIND_COMPLETE :
+	       MAPTAP_UNWIND_NOINFO;
 	return 0;
 }
 
