@@ -233,7 +233,11 @@ static unsigned walk(struct maptap_unwinder *u, unw_cursor_t *c,
 			break;
 		}
 		if (n > 0 && !believable(u, &frames[n - 1], pc, sp, how)) {
-			*end = MAPTAP_UNWIND_BADFRAME;
+			/* a zero return address where CFI says it is: the
+			 * bottom of a stack that a runtime (a new thread's
+			 * clone child) set up */
+			*end = pc == 0 && how == MAPTAP_FRAME_CFI ?
+			       MAPTAP_UNWIND_COMPLETE : MAPTAP_UNWIND_BADFRAME;
 			break;
 		}
 		if (n == max) {

@@ -108,7 +108,20 @@ else
 	fail "build chain_none"
 fi
 
-# 4. 200 frames of a function with a 190-character name.
+# 4. The same chain in a second thread.
+if build thread -O1 -pthread "$T/u_thread.c"; then
+	run "$D/thread.out" "$D/thread"
+	check "thread: the stop is not the main thread's" awk \
+		'$1 == "stop" { exit !($2 != $3) }' "$D/thread.out"
+	check "thread: b a u_thread_fn start_thread" test \
+		"$(after "$D/thread.out" b | cut -d' ' -f1-4)" = \
+		"b a u_thread_fn start_thread"
+	check "thread: complete" test "$(end_of "$D/thread.out")" = complete
+else
+	fail "build thread"
+fi
+
+# 5. 200 frames of a function with a 190-character name.
 LONG=$(sed -n '/^#define LONG_NAME/,/^$/p' "$T/u_deep.c" | sed '1d' |
 	tr -d ' \t\\\n')
 if build deep -O1 -fno-omit-frame-pointer "$T/u_deep.c"; then
@@ -130,7 +143,7 @@ else
 	fail "build deep"
 fi
 
-# 5. A stripped library: its static function is named by the separate
+# 6. A stripped library: its static function is named by the separate
 # debuginfo found by build-id under -D; then the same library deleted
 # while mapped, and copied into a memfd.
 L=$D/lib

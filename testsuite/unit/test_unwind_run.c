@@ -10,6 +10,7 @@
  * (maptap_modules_sync()); -D sets its debuginfo path.  Output, one line
  * per frame, then the end marker:
  *
+ *   stop PID TID
  *   frame N HOW PC FUNC+0xOFF MODULE_BASENAME
  *   end REASON
  *
@@ -26,6 +27,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,27 +65,41 @@ static pid_t launch(char **argv)
 	return pid;
 }
 
-/* Continue every thread until one stops with SIGSTOP; its tid. */
+#define MAX_THREADS 64
+
+/* Continue every thread until one that was running stops with SIGSTOP;
+ * its tid.  A new thread's first stop is a SIGSTOP too (PTRACE_O_
+ * TRACECLONE, ptrace(2)), so a tid's first SIGSTOP counts only for the
+ * process's first thread. */
 static pid_t run_to_sigstop(pid_t pid)
 {
-	int st, sig = 0;
-	pid_t t = pid;
+	pid_t seen[MAX_THREADS] = { pid }, t = pid;
+	int st, sig = 0, nseen = 1, i;
+	bool known;
 
 	for (;;) {
 		if (ptrace(PTRACE_CONT, t, NULL, (void *)(long)sig) != 0)
 			return -1;
 		t = waitpid(-1, &st, __WALL);
 		if (t < 0 || WIFEXITED(st) || WIFSIGNALED(st)) {
-			if (t == pid)
+			if (t == pid || t < 0)
 				return -1;
 			continue;
 		}
 		sig = WSTOPSIG(st);
-		if (sig == SIGSTOP && st >> 16 == 0)
-			return t;
-		/* clone events and the new thread's first stop */
-		if (sig == SIGTRAP || sig == SIGSTOP)
+		if (sig == SIGTRAP && st >> 16) {	/* clone event */
 			sig = 0;
+			continue;
+		}
+		if (sig != SIGSTOP)
+			continue;
+		sig = 0;
+		for (i = 0, known = false; i < nseen && !known; i++)
+			known = seen[i] == t;
+		if (known)
+			return t;
+		if (nseen < MAX_THREADS)
+			seen[nseen++] = t;
 	}
 }
 
@@ -136,6 +152,7 @@ static int backtrace(pid_t pid, pid_t tid, unsigned max,
 		rc = maptap_unwinder_new(m, &u);
 	if (rc)
 		goto out;
+	printf("stop %d %d\n", (int)pid, (int)tid);
 	n = maptap_unwind(u, pid, tid, frames, max, &end);
 	if (n < 0) {
 		rc = n;
