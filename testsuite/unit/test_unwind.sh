@@ -23,7 +23,8 @@ run() {
 	out=$1; shift
 	"$RUN" "$@" >"$out" 2>"$out.err"
 	st=$?
-	check "$(basename "$out" .out): probe exits 0 (got $st)" test "$st" -eq 0
+	check "$(basename "$out" .out): probe exits 0 (got $st)" \
+		test "$st" -eq 0
 	[ "$st" -eq 0 ] || diag "$(head -20 "$out.err")"
 }
 
@@ -46,8 +47,9 @@ before_in() { awk -v f="$2" -v m="$3" '$1 == "frame" { n = $5;
 # startup FILE EXE: the frames after main are the C library's start code
 # (whatever its version calls it) and then EXE's _start
 startup() { awk -v exe="$2" '$1 == "frame" { n = $5; sub(/\+0x.*/, "", n);
-	if (on) { last = n; lastmod = $6; if (n != "_start" && $6 != "libc.so.6")
-	bad = 1 } if (n == "main") on = 1 }
+	if (on) { last = n; lastmod = $6
+		if (n != "_start" && $6 != "libc.so.6") bad = 1 }
+	if (n == "main") on = 1 }
 	END { exit bad || last != "_start" || lastmod != exe }' "$1"; }
 
 # check_chain NAME FILE EXPECTED END: frames from "b" on start with

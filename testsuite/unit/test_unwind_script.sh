@@ -51,9 +51,9 @@ check "ubacktrace() is empty at begin" grep -qx 'begin-hex \[\]' "$D/out"
 
 # print_ubacktrace: " 0xADDR : SYM+0xOFF/0xSIZE [PATH]"
 part print >"$D/print"
+FULL='^ 0x[0-9a-f]+ : [^ ]+\+0x[0-9a-f]+/0x[0-9a-f]+ \[/[^]]+\]$'
 check "print_ubacktrace: every line in stap's full format" test \
-	"$(grep -cvE '^ 0x[0-9a-f]+ : [^ ]+\+0x[0-9a-f]+/0x[0-9a-f]+ \[/[^]]+\]$' \
-	"$D/print")" -eq 0
+	"$(grep -cvE "$FULL" "$D/print")" -eq 0
 check "print_ubacktrace: b a main after the libc frame, with the path" \
 	test "$(sed -n '2,4s/^ 0x[0-9a-f]* : \([a-z]*\)+.*\[\(.*\)\]$/\1 \2/p' \
 	"$D/print" | tr '\n' ' ')" = "b $D/umm a $D/umm main $D/umm "
