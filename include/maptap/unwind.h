@@ -99,8 +99,9 @@ struct maptap_unwinder;
 /* Create an unwinder that finds modules through M (borrowed: M must
  * outlive the unwinder, and must describe the address spaces of the
  * processes unwound, see maptap_modules_event()/maptap_modules_sync()).
- * Returns 0 and *OUT, -ENOMEM, or -EINVAL when libunwind refuses to
- * create an address space. */
+ * Returns 0 and *OUT, -ENOMEM, or -EINVAL when M or OUT is NULL or
+ * libunwind refuses to create an address space.  Allocates no page
+ * cache until the first backtrace. */
 int maptap_unwinder_new(struct maptap_modules *m,
 			struct maptap_unwinder **out);
 
