@@ -92,49 +92,63 @@ static bool wants_call(const struct maptap_session *s, uint64_t nr)
 	       (o->syscalls[nr / 64] >> (nr % 64) & 1);
 }
 
-/* Hand the stop INFO of thread T to on_syscall: an entry (then remember
- * the call, so its exit is reported too) or the exit of the call whose
- * entry was reported.  Calls of a launched command before its exec are
- * maptap's own (execvp's search): not reported. */
-static void syscall_hook(struct maptap_session *s, struct mt_thread *t,
-			 const struct __ptrace_syscall_info *info)
+/* Fill in what every stop of thread T reports (INFO, and the table's
+ * name of ST->nr) and hand ST to on_syscall. */
+static void hook_call(struct maptap_session *s, struct mt_thread *t,
+		      struct maptap_syscall_stop *st,
+		      const struct __ptrace_syscall_info *info)
+{
+	const struct maptap_syscall *sc =
+		maptap_syscall_lookup(maptap_syscall_native_arch(), st->nr);
+
+	st->pid = t->proc->pid;
+	st->tid = t->tid;
+	st->name = sc ? sc->name : NULL;
+	st->pc = info->instruction_pointer;
+	st->sp = info->stack_pointer;
+	st->time_ns = mt_now_ns();
+	s->opts.on_syscall(st, s->opts.arg);
+}
+
+/* An entry stop (seccomp or syscall-entry): report it when on_syscall
+ * wants the call, and remember it so its exit is reported too.  Calls
+ * of a launched command before its exec are maptap's own (execvp's
+ * search): not reported. */
+static void hook_entry(struct maptap_session *s, struct mt_thread *t,
+		       const struct __ptrace_syscall_info *info)
+{
+	bool seccomp = info->op == PTRACE_SYSCALL_INFO_SECCOMP;
+	struct maptap_syscall_stop st;
+
+	t->hooked = false;
+	memset(&st, 0, sizeof(st));
+	st.nr = (int)(seccomp ? info->seccomp.nr : info->entry.nr);
+	if (info->arch != maptap_syscall_native_arch() || !t->proc->ready ||
+	    !wants_call(s, (uint64_t)(uint32_t)st.nr))
+		return;
+	memcpy(st.args, seccomp ? info->seccomp.args : info->entry.args,
+	       sizeof(st.args));
+	t->hooked = true;
+	t->hook_nr = st.nr;
+	memcpy(t->hook_args, st.args, sizeof(t->hook_args));
+	hook_call(s, t, &st, info);
+}
+
+/* An exit stop: report it when its entry was. */
+static void hook_exit(struct maptap_session *s, struct mt_thread *t,
+		      const struct __ptrace_syscall_info *info)
 {
 	struct maptap_syscall_stop st;
-	const struct maptap_syscall *sc;
 
+	if (!t->hooked)
+		return;
+	t->hooked = false;
 	memset(&st, 0, sizeof(st));
-	if (info->op == PTRACE_SYSCALL_INFO_EXIT) {
-		if (!t->hooked)
-			return;
-		t->hooked = false;
-		st.is_return = true;
-		st.nr = t->hook_nr;
-		memcpy(st.args, t->hook_args, sizeof(st.args));
-		st.ret = info->exit.rval;
-	} else {
-		const void *a;
-
-		t->hooked = false;
-		st.nr = (int)(info->op == PTRACE_SYSCALL_INFO_SECCOMP ?
-			      info->seccomp.nr : info->entry.nr);
-		if (info->arch != maptap_syscall_native_arch() ||
-		    !t->proc->ready || !wants_call(s, (uint64_t)(uint32_t)st.nr))
-			return;
-		a = info->op == PTRACE_SYSCALL_INFO_SECCOMP ?
-		    info->seccomp.args : info->entry.args;
-		memcpy(st.args, a, sizeof(st.args));
-		t->hooked = true;
-		t->hook_nr = st.nr;
-		memcpy(t->hook_args, st.args, sizeof(t->hook_args));
-	}
-	sc = maptap_syscall_lookup(maptap_syscall_native_arch(), st.nr);
-	st.pid = t->proc->pid;
-	st.tid = t->tid;
-	st.name = sc ? sc->name : NULL;
-	st.pc = info->instruction_pointer;
-	st.sp = info->stack_pointer;
-	st.time_ns = mt_now_ns();
-	s->opts.on_syscall(&st, s->opts.arg);
+	st.is_return = true;
+	st.nr = t->hook_nr;
+	memcpy(st.args, t->hook_args, sizeof(st.args));
+	st.ret = info->exit.rval;
+	hook_call(s, t, &st, info);
 }
 
 void mt_ready(struct maptap_session *s, struct mt_proc *p, pid_t tid,
@@ -313,13 +327,13 @@ static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 	}
 	switch (info.op) {
 	case PTRACE_SYSCALL_INFO_ENTRY:
-		syscall_hook(s, t, &info);
+		hook_entry(s, t, &info);
 		if (on_entry(s, t, info.arch, info.entry.nr, info.entry.args,
 			     info.stack_pointer))
 			return;
 		break;
 	case PTRACE_SYSCALL_INFO_SECCOMP:
-		syscall_hook(s, t, &info);
+		hook_entry(s, t, &info);
 		if (on_entry(s, t, info.arch, info.seccomp.nr,
 			     info.seccomp.args, info.stack_pointer))
 			return;
@@ -333,7 +347,7 @@ static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 		}
 		set_call(t, NULL, NULL, 0);
 		/* After the call's events: the hook sees its effect. */
-		syscall_hook(s, t, &info);
+		hook_exit(s, t, &info);
 		break;
 	default:
 		break;
@@ -513,7 +527,7 @@ static void detach_at_stop(struct maptap_session *s, struct mt_thread *t,
 		    info.op == PTRACE_SYSCALL_INFO_EXIT) {
 			if (t->call && t->call->cls == MAPTAP_SC_MAP)
 				mt_complete_call(s, t, info.exit.rval);
-			syscall_hook(s, t, &info);
+			hook_exit(s, t, &info);
 		}
 	} else if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
 		   event == PTRACE_EVENT_CLONE) {
@@ -660,13 +674,26 @@ int maptap_session_run(struct maptap_session *s)
 	return 0;
 }
 
+/* Whether the kernel sends us SIGCHLD at a tracee's stop: not when it
+ * is ignored or has SA_NOCLDSTOP (kernel/signal.c,
+ * do_notify_parent_cldstop). */
+static bool chld_at_stops(void)
+{
+	struct sigaction sa;
+
+	return sigaction(SIGCHLD, NULL, &sa) == 0 &&
+	       sa.sa_handler != SIG_IGN && !(sa.sa_flags & SA_NOCLDSTOP);
+}
+
 /* Sleep until a SIGCHLD (blocked, in CHLD) is pending, a signal handler
- * ran, or NS nanoseconds passed.  Every outcome is fine: the caller
- * looks again. */
-static void wait_chld(const sigset_t *chld, uint64_t ns)
+ * ran, or NS nanoseconds passed; without SIGCHLD at stops, 1 ms at most.
+ * Every outcome is fine: the caller looks again. */
+static void wait_chld(const sigset_t *chld, uint64_t ns, bool signalled)
 {
 	struct timespec ts;
 
+	if (!signalled && ns > 1000000)
+		ns = 1000000;
 	ts.tv_sec = (time_t)(ns / 1000000000ULL);
 	ts.tv_nsec = (long)(ns % 1000000000ULL);
 	sigtimedwait(chld, NULL, &ts);
@@ -682,6 +709,7 @@ static void wait_chld(const sigset_t *chld, uint64_t ns)
 static int run_until(struct maptap_session *s, uint64_t deadline,
 		     const sigset_t *chld)
 {
+	bool signalled = chld_at_stops();
 	size_t late = 0;
 
 	while (tracing(s)) {
@@ -707,7 +735,7 @@ static int run_until(struct maptap_session *s, uint64_t deadline,
 		}
 		if (now >= deadline)
 			return 1;
-		wait_chld(chld, deadline - now);
+		wait_chld(chld, deadline - now, signalled);
 	}
 	return 0;
 }

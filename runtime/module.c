@@ -13,9 +13,11 @@
 #include "module_priv.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #define DEFAULT_MAX_RETIRED 4096
 
@@ -87,9 +89,10 @@ static void space_free(struct mt_space *sp)
 {
 	size_t i;
 
-	for (i = 0; i < sp->ninst; i++)
-		inst_free(sp->inst[i]);
-	free(sp->inst);
+	for (i = 0; i < sp->live.n; i++)
+		inst_free(sp->live.v[i]);
+	mt_insts_free(&sp->live);
+	free(sp->dead);
 	free(sp->p);
 	mt_perfmap_free(sp->perfmap);
 	free(sp);
@@ -101,12 +104,19 @@ void maptap_modules_free(struct maptap_modules *m)
 
 	if (!m)
 		return;
-	for (i = 0; i < m->nspaces; i++)
-		space_free(m->spaces[i]);
-	free(m->spaces);
+	for (i = 0; i < m->nspace_buckets; i++) {
+		struct mt_space *sp = m->space_tab[i], *next;
+
+		for (; sp; sp = next) {
+			next = sp->hnext;
+			space_free(sp);
+		}
+	}
+	free(m->space_tab);
 	for (i = 0; i < m->retired_n; i++)
 		inst_free(m->retired[(m->retired_head + i) % m->retired_cap]);
 	free(m->retired);
+	mt_insts_free(&m->retired_index);
 	mt_files_free(m);
 	mt_demangler_free(m);
 	mt_symtab_callbacks_free(m);
@@ -116,37 +126,42 @@ void maptap_modules_free(struct maptap_modules *m)
 
 /* ---- spaces ---- */
 
-struct mt_space *mt_space_find(const struct maptap_modules *m, pid_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < m->nspaces; i++)
-		if (m->spaces[i]->pid == pid)
-			return m->spaces[i];
-	return NULL;
-}
-
 static struct mt_space *space_get(struct maptap_modules *m, pid_t pid)
 {
 	struct mt_space *sp = mt_space_find(m, pid);
 
 	if (sp)
 		return sp;
-	if (m->nspaces == m->spaces_cap) {
-		size_t cap = m->spaces_cap ? 2 * m->spaces_cap : 8;
-		struct mt_space **ns = realloc(m->spaces, cap * sizeof(*ns));
-
-		if (!ns)
-			return NULL;
-		m->spaces = ns;
-		m->spaces_cap = cap;
-	}
 	sp = calloc(1, sizeof(*sp));
 	if (!sp)
 		return NULL;
 	sp->pid = pid;
-	m->spaces[m->nspaces++] = sp;
+	if (mt_space_add(m, sp)) {
+		free(sp);
+		return NULL;
+	}
 	return sp;
+}
+
+/* One piece of IN went away.  An instance left with none is noted for
+ * the sweep after the event; if noting fails the sweep looks at all. */
+static void piece_drop(struct mt_space *sp, struct mt_inst *in)
+{
+	if (--in->pieces || in->dead_noted)
+		return;
+	if (sp->ndead == sp->dead_cap) {
+		size_t cap = sp->dead_cap ? 2 * sp->dead_cap : 16;
+		struct mt_inst **nd = realloc(sp->dead, cap * sizeof(*nd));
+
+		if (!nd) {
+			sp->sweep_all = true;
+			return;
+		}
+		sp->dead = nd;
+		sp->dead_cap = cap;
+	}
+	in->dead_noted = true;
+	sp->dead[sp->ndead++] = in;
 }
 
 /* Index of the first piece whose end is above ADDR (n if none). */
@@ -228,7 +243,7 @@ static int space_cut(struct mt_space *sp, uint64_t lo, uint64_t hi)
 		i++;
 	}
 	for (j = i; j < sp->n && sp->p[j].end <= hi; j++)
-		sp->p[j].inst->pieces--;
+		piece_drop(sp, sp->p[j].inst);
 	if (j < sp->n && sp->p[j].start < hi) {
 		sp->p[j].offset += hi - sp->p[j].start;
 		sp->p[j].start = hi;
@@ -259,32 +274,59 @@ static void inst_fill_info(struct mt_inst *in)
 	}
 }
 
+struct inst_key {
+	const struct mt_file *file;
+	uint64_t bias;
+};
+
+static bool same_inst(const struct mt_inst *in, void *arg)
+{
+	const struct inst_key *k = arg;
+
+	return in->file == k->file && in->bias == k->bias;
+}
+
+/* The live instance of F at BIAS in SP.  An ELF instance starts at a
+ * known address (lowest p_vaddr + bias): a binary search.  A non-ELF
+ * one starts where its first VMA did: a scan (such files are mapped
+ * whole, once, and rarely). */
 static struct mt_inst *inst_find(const struct mt_space *sp,
 				 const struct mt_file *f, uint64_t bias)
 {
+	struct inst_key k = { .file = f, .bias = bias };
 	size_t i;
 
-	for (i = 0; i < sp->ninst; i++)
-		if (sp->inst[i]->file == f && sp->inst[i]->bias == bias)
-			return sp->inst[i];
+	if (f->elf)
+		return mt_insts_find(&sp->live, sp->pid, f->info.lo + bias,
+				     same_inst, &k);
+	for (i = 0; i < sp->live.n; i++)
+		if (same_inst(sp->live.v[i], &k))
+			return sp->live.v[i];
 	return NULL;
 }
 
+static bool maps_inode(const struct mt_inst *in, const struct maptap_vma *v)
+{
+	return in->pieces && in->info.inode == v->inode &&
+	       in->info.dev == makedev(v->dev_major, v->dev_minor) &&
+	       !in->file->is_vdso;
+}
+
 /* A live instance of SP mapping the inode of V: its file is V's file, no
- * need to open it again. */
+ * need to open it again.  Loaders map a file's segments next to each
+ * other, so the pieces around V are asked first. */
 static struct mt_file *file_mapped(const struct mt_space *sp,
 				   const struct maptap_vma *v)
 {
-	uint64_t dev = makedev(v->dev_major, v->dev_minor);
-	size_t i;
+	size_t i = piece_lower(sp, v->start);
 
-	for (i = 0; i < sp->ninst; i++) {
-		const struct mt_inst *in = sp->inst[i];
-
-		if (in->pieces && in->info.inode == v->inode &&
-		    in->info.dev == dev && !in->file->is_vdso)
-			return in->file;
-	}
+	if (i < sp->n && maps_inode(sp->p[i].inst, v))
+		return sp->p[i].inst->file;
+	if (i > 0 && maps_inode(sp->p[i - 1].inst, v))
+		return sp->p[i - 1].inst->file;
+	for (i = 0; i < sp->live.n; i++)
+		if (maps_inode(sp->live.v[i], v))
+			return sp->live.v[i]->file;
 	return NULL;
 }
 
@@ -292,18 +334,8 @@ static struct mt_inst *inst_new(struct mt_space *sp, struct mt_file *f,
 				const struct maptap_vma *v, uint64_t bias,
 				uint64_t time_ns)
 {
-	struct mt_inst *in;
+	struct mt_inst *in = calloc(1, sizeof(*in));
 
-	if (sp->ninst == sp->inst_cap) {
-		size_t cap = sp->inst_cap ? 2 * sp->inst_cap : 16;
-		struct mt_inst **ni = realloc(sp->inst, cap * sizeof(*ni));
-
-		if (!ni)
-			return NULL;
-		sp->inst = ni;
-		sp->inst_cap = cap;
-	}
-	in = calloc(1, sizeof(*in));
 	if (!in)
 		return NULL;
 	in->path = f->is_vdso ? strdup("[vdso]") : NULL;
@@ -319,7 +351,6 @@ static struct mt_inst *inst_new(struct mt_space *sp, struct mt_file *f,
 		return NULL;
 	}
 	in->file = f;
-	f->refs++;
 	in->pid = sp->pid;
 	in->bias = bias;
 	in->load_ns = time_ns;
@@ -330,7 +361,12 @@ static struct mt_inst *inst_new(struct mt_space *sp, struct mt_file *f,
 		in->info.lo = v->start;
 		in->info.hi = v->end;
 	}
-	sp->inst[sp->ninst++] = in;
+	if (mt_insts_insert(&sp->live, in)) {
+		free(in->path);
+		free(in);
+		return NULL;
+	}
+	f->refs++;
 	return in;
 }
 
@@ -341,7 +377,13 @@ static void retire(struct maptap_modules *m, struct mt_inst *in,
 	size_t slot;
 
 	in->unload_ns = time_ns ? time_ns : 1;
+	if (mt_insts_insert(&m->retired_index, in)) {
+		inst_free(in);	/* cannot be found anyway */
+		return;
+	}
 	if (m->retired_n == m->retired_cap) {
+		mt_insts_remove(&m->retired_index,
+				m->retired[m->retired_head]);
 		inst_free(m->retired[m->retired_head]);
 		m->retired[m->retired_head] = in;
 		m->retired_head = (m->retired_head + 1) % m->retired_cap;
@@ -370,28 +412,50 @@ static int notify(maptap_module_fn fn, void *arg,
 	return fn(&me, arg);
 }
 
+static int unload(struct maptap_modules *m, struct mt_space *sp,
+		  struct mt_inst *in, const struct maptap_event *ev,
+		  maptap_module_fn fn, void *arg)
+{
+	int rc;
+
+	mt_insts_remove(&sp->live, in);
+	rc = notify(fn, arg, MAPTAP_MODULE_UNLOAD, in, ev);
+	retire(m, in, ev ? ev->time_ns : 0);
+	return rc;
+}
+
 /* Unload every instance of SP left without pieces (all of them when
  * ALL).  Returns the first non-zero value of FN, after finishing. */
 static int space_sweep(struct maptap_modules *m, struct mt_space *sp,
 		       bool all, const struct maptap_event *ev,
 		       maptap_module_fn fn, void *arg)
 {
-	size_t i = 0;
+	size_t i;
 	int rc = 0, r;
 
-	while (i < sp->ninst) {
-		struct mt_inst *in = sp->inst[i];
+	for (i = 0; i < sp->ndead; i++)
+		sp->dead[i]->dead_noted = false;
+	if (all || sp->sweep_all) {
+		for (i = sp->live.n; i-- > 0;) {
+			struct mt_inst *in = sp->live.v[i];
 
-		if (in->pieces && !all) {
-			i++;
-			continue;
+			if (in->pieces && !all)
+				continue;
+			r = unload(m, sp, in, ev, fn, arg);
+			if (r && !rc)
+				rc = r;
 		}
-		sp->inst[i] = sp->inst[--sp->ninst];
-		r = notify(fn, arg, MAPTAP_MODULE_UNLOAD, in, ev);
-		if (r && !rc)
-			rc = r;
-		retire(m, in, ev ? ev->time_ns : 0);
+	} else {
+		for (i = 0; i < sp->ndead; i++) {
+			if (sp->dead[i]->pieces)
+				continue;
+			r = unload(m, sp, sp->dead[i], ev, fn, arg);
+			if (r && !rc)
+				rc = r;
+		}
 	}
+	sp->ndead = 0;
+	sp->sweep_all = false;
 	if (all)
 		sp->n = 0;
 	return rc;
@@ -399,9 +463,52 @@ static int space_sweep(struct maptap_modules *m, struct mt_space *sp,
 
 /* ---- applying events ---- */
 
-static bool vma_tracked(const struct maptap_vma *v)
+/* AT_SYSINFO_EHDR of SP's process (the vdso's ELF header, getauxval(3);
+ * 0 when unknown), read from /proc/PID/auxv once per program image. */
+static uint64_t sysinfo_ehdr(struct mt_space *sp)
 {
-	return maptap_vma_has_file(v) || v->kind == MAPTAP_VMA_VDSO;
+	uint64_t aux[2 * 64];
+	char path[40];
+	ssize_t got;
+	size_t i;
+	int fd;
+
+	if (sp->auxv_read)
+		return sp->sysinfo_ehdr;
+	sp->auxv_read = true;
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)sp->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	got = read(fd, aux, sizeof(aux));
+	close(fd);
+	/* (type, value) pairs of the ABI's word size, AT_NULL last
+	 * (System V AMD64 ABI, "Auxiliary Vector"). */
+	for (i = 0; got > 0 && i + 1 < (size_t)got / sizeof(*aux); i += 2) {
+		if (aux[i] == AT_NULL)
+			break;
+		if (aux[i] == AT_SYSINFO_EHDR) {
+			sp->sysinfo_ehdr = aux[i + 1];
+			break;
+		}
+	}
+	return sp->sysinfo_ehdr;
+}
+
+/* Whether V is the vdso although maps gave it no "[vdso]" name: nameless
+ * executable memory starting at the address the kernel passed as
+ * AT_SYSINFO_EHDR.  (A vdso moved with mremap keeps its name on Linux,
+ * but AT_SYSINFO_EHDR then points where it was, so the name wins.) */
+static bool vdso_by_auxv(struct mt_space *sp, const struct maptap_vma *v)
+{
+	return v->kind == MAPTAP_VMA_ANON && v->name_len == 0 &&
+	       (v->perms & MAPTAP_PERM_X) && v->start == sysinfo_ehdr(sp);
+}
+
+static bool vma_tracked(struct mt_space *sp, const struct maptap_vma *v)
+{
+	return maptap_vma_has_file(v) || v->kind == MAPTAP_VMA_VDSO ||
+	       vdso_by_auxv(sp, v);
 }
 
 /* The file V maps, from the space when an instance maps its inode,
@@ -410,9 +517,19 @@ static int vma_file(struct maptap_modules *m, struct mt_space *sp,
 		    const struct maptap_vma *v, struct mt_file **out)
 {
 	struct mt_file *f;
+	int rc;
 
 	if (v->kind == MAPTAP_VMA_VDSO)
 		return mt_file_get_vdso(m, sp->pid, v, out);
+	if (!maptap_vma_has_file(v)) {
+		/* Found through AT_SYSINFO_EHDR: only an ELF image there
+		 * is taken for the vdso (the address may be stale). */
+		rc = mt_file_get_vdso(m, sp->pid, v, out);
+		if (rc || (*out)->elf)
+			return rc;
+		mt_file_put(*out);
+		return -ENOENT;
+	}
 	f = file_mapped(sp, v);
 	if (f) {
 		f->refs++;
@@ -501,6 +618,7 @@ static void describe_piece(const struct mt_piece *p, uint64_t lo,
 
 	d->has_module = true;
 	d->module = in->info;
+	d->anon = p->anon;
 	if (!p->seg)
 		return;
 	kind = mt_elf_seg_kind(&in->file->info, p->seg, lo - in->bias,
@@ -509,24 +627,34 @@ static void describe_piece(const struct mt_piece *p, uint64_t lo,
 	mt_elf_seg_describe(p->seg, kind, &d->segment);
 }
 
+struct seg_query {
+	uint64_t addr;
+	const struct mt_seg *seg;
+	uint64_t time_ns;
+};
+
+static bool holds_bss(const struct mt_inst *in, void *arg)
+{
+	struct seg_query *q = arg;
+
+	if (!in->file->elf)
+		return false;
+	q->seg = mt_elf_seg_bss(&in->file->info, q->addr - in->bias);
+	return q->seg != NULL;
+}
+
 /* The live instance of SP whose writable segment's memory-only tail
  * holds ADDR: the bss. */
 static const struct mt_inst *bss_owner(const struct mt_space *sp,
 				       uint64_t addr,
 				       const struct mt_seg **seg)
 {
-	size_t i;
+	struct seg_query q = { .addr = addr };
+	const struct mt_inst *in = mt_insts_at(&sp->live, sp->pid, addr,
+					       holds_bss, &q);
 
-	for (i = 0; i < sp->ninst; i++) {
-		const struct mt_inst *in = sp->inst[i];
-
-		if (!in->file->elf || addr < in->info.lo || addr >= in->info.hi)
-			continue;
-		*seg = mt_elf_seg_bss(&in->file->info, addr - in->bias);
-		if (*seg)
-			return in;
-	}
-	return NULL;
+	*seg = q.seg;
+	return in;
 }
 
 /* Module and segment of [LO, HI) in SP now. */
@@ -550,12 +678,104 @@ static void describe_range(const struct mt_space *sp, uint64_t lo,
 	mt_elf_seg_describe(seg, MAPTAP_SEG_BSS, &d->segment);
 }
 
+/* ---- anonymous copies of file segments ---- */
+
+static bool is_anon(const struct maptap_vma *v)
+{
+	return v->kind == MAPTAP_VMA_ANON || v->kind == MAPTAP_VMA_ANON_NAMED;
+}
+
+/* Whether [LO, HI) of piece P may stay P's file's once anonymous memory
+ * took its place: only where P's segment has bytes in the file, which a
+ * copy can hold.  ld.so maps a library's whole span from the file first
+ * and then anonymous zero pages over the .bss part of it (glibc
+ * elf/dl-map-segments.h); that part lies past the file bytes of the
+ * segment the first mapping was taken for, so it is never adopted. */
+static bool adoptable(const struct mt_piece *p, uint64_t lo, uint64_t hi)
+{
+	const struct mt_seg *s = p->seg;
+	uint64_t bias = p->inst->bias, page = MT_ELF_PAGE;
+
+	if (!s || lo - bias < (s->vaddr & ~(page - 1)))
+		return false;
+	return hi - bias <= ((s->vaddr + s->filesz + page - 1) & ~(page - 1));
+}
+
+/* Cut [V->start, V->end) out of SP, but keep, as anonymous pieces with
+ * V's permissions, the parts of the pieces there that V adopts: file
+ * pieces (FROM_FILE: V was mapped over them with MAP_FIXED, or moved
+ * there with mremap) and pieces adopted before (an mprotect or rename of
+ * the copy).  Their instances keep their piece counts. */
+static int space_adopt(struct mt_space *sp, const struct maptap_vma *v,
+		       bool from_file)
+{
+	size_t i = piece_lower(sp, v->start), k, n = 0;
+	struct mt_piece *keep;
+	int rc;
+
+	for (k = i; k < sp->n && sp->p[k].start < v->end; k++)
+		n++;
+	if (!n)
+		return 0;
+	keep = malloc(n * sizeof(*keep));
+	if (!keep || piece_room(sp, n + 1)) {
+		free(keep);
+		return -ENOMEM;
+	}
+	for (n = 0, k = i; k < sp->n && sp->p[k].start < v->end; k++) {
+		struct mt_piece q = sp->p[k];
+		uint64_t lo = q.start > v->start ? q.start : v->start;
+		uint64_t hi = q.end < v->end ? q.end : v->end;
+
+		if ((!from_file && !q.anon) || !adoptable(&q, lo, hi))
+			continue;
+		q.offset += lo - q.start;
+		q.start = lo;
+		q.end = hi;
+		q.perms = v->perms;
+		q.anon = true;
+		keep[n++] = q;
+	}
+	rc = space_cut(sp, v->start, v->end);
+	for (k = 0; !rc && k < n; k++) {
+		keep[k].inst->pieces++;
+		piece_insert(sp, piece_lower(sp, keep[k].start), &keep[k]);
+	}
+	free(keep);
+	return rc;
+}
+
+/* Whether event EV's VMA is anonymous memory that adopts the pieces of
+ * its range (see space_adopt()); *FROM_FILE as there. */
+static bool adopts(const struct maptap_event *ev, bool *from_file)
+{
+	const struct maptap_vma *v = &ev->vma;
+
+	if (!is_anon(v))
+		return false;
+	switch (ev->kind) {
+	case MAPTAP_EV_REPLACE:
+	case MAPTAP_EV_MOVE:
+		/* PROT_NONE holds no copy: a reservation over a range. */
+		*from_file = true;
+		return v->perms & (MAPTAP_PERM_R | MAPTAP_PERM_W |
+				   MAPTAP_PERM_X);
+	case MAPTAP_EV_PROTECT:
+	case MAPTAP_EV_RENAME:
+		*from_file = false;
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int range_event(struct maptap_modules *m, struct mt_space *sp,
 		       const struct maptap_event *ev,
 		       struct maptap_module_desc *desc, maptap_module_fn fn,
 		       void *arg)
 {
 	const struct maptap_vma *v = &ev->vma, *o = &ev->old;
+	bool from_file;
 	int rc = 0, r;
 
 	if (desc && ev->kind == MAPTAP_EV_UNMAP)
@@ -569,9 +789,11 @@ static int range_event(struct maptap_modules *m, struct mt_space *sp,
 	default:
 		break;
 	}
-	if (!rc)
+	if (!rc && adopts(ev, &from_file))
+		rc = space_adopt(sp, v, from_file);
+	else if (!rc)
 		rc = space_cut(sp, v->start, v->end);
-	if (!rc && ev->kind != MAPTAP_EV_UNMAP && vma_tracked(v))
+	if (!rc && ev->kind != MAPTAP_EV_UNMAP && vma_tracked(sp, v))
 		rc = space_add(m, sp, v, ev, fn, arg);
 	if (desc && ev->kind != MAPTAP_EV_UNMAP)
 		describe_range(sp, v->start, v->end, desc);
@@ -590,7 +812,11 @@ int maptap_modules_event(struct maptap_modules *m,
 		memset(desc, 0, sizeof(*desc));
 	if (ev->kind == MAPTAP_EV_EXEC) {
 		sp = mt_space_find(m, ev->pid);
-		return sp ? space_sweep(m, sp, true, ev, fn, arg) : 0;
+		if (!sp)
+			return 0;
+		sp->auxv_read = false;
+		sp->sysinfo_ehdr = 0;
+		return space_sweep(m, sp, true, ev, fn, arg);
 	}
 	if (!maptap_event_is_range(ev->kind))
 		return 0;
@@ -616,10 +842,10 @@ int maptap_modules_sync(struct maptap_modules *m, pid_t pid,
 	/* Drop the old pieces but keep their instances until the new ones
 	 * are in, so that what stays is not unloaded and loaded again. */
 	for (i = 0; i < sp->n; i++)
-		sp->p[i].inst->pieces--;
+		piece_drop(sp, sp->p[i].inst);
 	sp->n = 0;
 	for (i = 0; i < n && !rc; i++) {
-		if (!vma_tracked(&v[i]))
+		if (!vma_tracked(sp, &v[i]))
 			continue;
 		ev.vma = v[i];
 		rc = space_add(m, sp, &v[i], &ev, fn, arg);
@@ -644,46 +870,47 @@ int maptap_modules_find(struct maptap_modules *m, pid_t pid, uint64_t addr,
 
 int maptap_modules_forget(struct maptap_modules *m, pid_t pid)
 {
-	size_t i;
+	struct mt_space *sp = mt_space_find(m, pid);
 
-	for (i = 0; i < m->nspaces; i++) {
-		struct mt_space *sp = m->spaces[i];
-
-		if (sp->pid != pid)
-			continue;
-		space_sweep(m, sp, true, NULL, NULL, NULL);
-		space_free(sp);
-		m->spaces[i] = m->spaces[--m->nspaces];
-		return 0;
-	}
-	return -ESRCH;
+	if (!sp)
+		return -ESRCH;
+	space_sweep(m, sp, true, NULL, NULL, NULL);
+	mt_space_unlink(m, sp);
+	space_free(sp);
+	return 0;
 }
 
 void maptap_modules_get_stats(const struct maptap_modules *m,
 			      struct maptap_modules_stats *out)
 {
+	const struct mt_space *sp;
 	size_t i;
 
 	*out = m->stats;
 	out->instances = 0;
-	for (i = 0; i < m->nspaces; i++)
-		out->instances += m->spaces[i]->ninst;
+	for (i = 0; i < m->nspace_buckets; i++)
+		for (sp = m->space_tab[i]; sp; sp = sp->hnext)
+			out->instances += sp->live.n;
 	out->retired = m->retired_n;
 }
 
 /* ---- lookups by address (for sym_lookup.c) ---- */
 
-static bool inst_holds(const struct mt_inst *in, uint64_t addr,
-		       uint64_t time_ns, const struct mt_seg **seg)
+/* Whether IN was live at Q->time_ns and a PT_LOAD of it holds Q->addr
+ * (any address in its range for a non-ELF file). */
+static bool held_then(const struct mt_inst *in, void *arg)
 {
-	if (in->load_ns > time_ns ||
-	    (in->unload_ns && in->unload_ns <= time_ns))
+	struct seg_query *q = arg;
+
+	if (in->load_ns > q->time_ns ||
+	    (in->unload_ns && in->unload_ns <= q->time_ns))
 		return false;
-	if (addr < in->info.lo || addr >= in->info.hi)
-		return false;
-	*seg = in->file->elf ? mt_elf_seg_at(&in->file->info, addr - in->bias) :
-		NULL;
-	return *seg || !in->file->elf;
+	if (!in->file->elf) {
+		q->seg = NULL;
+		return true;
+	}
+	q->seg = mt_elf_seg_at(&in->file->info, q->addr - in->bias);
+	return q->seg != NULL;
 }
 
 struct mt_inst *mt_inst_at(struct maptap_modules *m, pid_t pid,
@@ -691,8 +918,9 @@ struct mt_inst *mt_inst_at(struct maptap_modules *m, pid_t pid,
 			   const struct mt_seg **seg)
 {
 	struct mt_space *sp = mt_space_find(m, pid);
+	struct seg_query q = { .addr = addr, .time_ns = time_ns };
 	const struct mt_piece *p;
-	size_t i;
+	struct mt_inst *in = NULL;
 
 	*seg = NULL;
 	if (sp && !time_ns) {
@@ -705,15 +933,10 @@ struct mt_inst *mt_inst_at(struct maptap_modules *m, pid_t pid,
 		}
 		return (struct mt_inst *)bss_owner(sp, addr, seg);
 	}
-	for (i = 0; sp && i < sp->ninst; i++)
-		if (inst_holds(sp->inst[i], addr, time_ns, seg))
-			return sp->inst[i];
-	for (i = m->retired_n; i-- > 0;) {
-		struct mt_inst *in =
-			m->retired[(m->retired_head + i) % m->retired_cap];
-
-		if (in->pid == pid && inst_holds(in, addr, time_ns, seg))
-			return in;
-	}
-	return NULL;
+	if (sp)
+		in = mt_insts_at(&sp->live, pid, addr, held_then, &q);
+	if (!in)
+		in = mt_insts_at(&m->retired_index, pid, addr, held_then, &q);
+	*seg = in ? q.seg : NULL;
+	return in;
 }

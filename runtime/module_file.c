@@ -169,11 +169,17 @@ void mt_files_free(struct maptap_modules *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->nfiles; i++)
-		mt_file_put(m->files[i]);
-	free(m->files);
-	m->files = NULL;
-	m->nfiles = m->files_cap = 0;
+	for (i = 0; i < m->nfile_buckets; i++) {
+		struct mt_file *f = m->file_tab[i], *next;
+
+		for (; f; f = next) {
+			next = f->hnext;
+			mt_file_put(f);
+		}
+	}
+	free(m->file_tab);
+	m->file_tab = NULL;
+	m->nfile_buckets = m->nfiles = 0;
 }
 
 static uint64_t mtime_ns(const struct stat *st)
@@ -182,43 +188,82 @@ static uint64_t mtime_ns(const struct stat *st)
 	       (uint64_t)st->st_mtim.tv_nsec;
 }
 
-static struct mt_file *cache_find(struct maptap_modules *m,
-				  const struct stat *st, bool vdso,
-				  const char *build_id)
+/* The cache is a chained hash: a file by (st_dev, st_ino), a vdso by its
+ * build-id (hex) and size; the rest of the key is compared in the
+ * chain. */
+static uint64_t file_hash(const struct mt_file *f)
 {
-	size_t i;
+	uint64_t h;
+	const char *c;
 
-	for (i = 0; i < m->nfiles; i++) {
-		struct mt_file *f = m->files[i];
+	if (!f->is_vdso)
+		return mt_hash64(f->st_dev * 0x9e3779b97f4a7c15ULL ^ f->st_ino);
+	h = f->size;
+	for (c = f->build_id ? f->build_id : ""; *c; c++)
+		h = mt_hash64(h ^ (unsigned char)*c);
+	return h;
+}
 
-		if (f->is_vdso != vdso)
-			continue;
-		if (vdso) {
-			if (f->size == (uint64_t)st->st_size && f->build_id &&
-			    build_id && strcmp(f->build_id, build_id) == 0)
-				return f;
-			continue;
-		}
-		if (f->st_dev == st->st_dev && f->st_ino == st->st_ino &&
-		    f->size == (uint64_t)st->st_size &&
-		    f->mtime_ns == mtime_ns(st))
+static bool file_same(const struct mt_file *f, const struct mt_file *k)
+{
+	if (f->is_vdso != k->is_vdso || f->size != k->size)
+		return false;
+	if (k->is_vdso)
+		return f->build_id && k->build_id &&
+		       strcmp(f->build_id, k->build_id) == 0;
+	return f->st_dev == k->st_dev && f->st_ino == k->st_ino &&
+	       f->mtime_ns == k->mtime_ns;
+}
+
+/* The cached file with KEY's identity, or NULL. */
+static struct mt_file *cache_find(struct maptap_modules *m,
+				  const struct mt_file *key)
+{
+	struct mt_file *f;
+
+	if (!m->nfile_buckets)
+		return NULL;
+	f = m->file_tab[file_hash(key) & (m->nfile_buckets - 1)];
+	for (; f; f = f->hnext)
+		if (file_same(f, key))
 			return f;
-	}
 	return NULL;
+}
+
+static int cache_grow(struct maptap_modules *m)
+{
+	size_t nb = m->nfile_buckets ? 2 * m->nfile_buckets : 64, i;
+	struct mt_file **tab = calloc(nb, sizeof(*tab));
+
+	if (!tab)
+		return -ENOMEM;
+	for (i = 0; i < m->nfile_buckets; i++) {
+		struct mt_file *f = m->file_tab[i], *next;
+
+		for (; f; f = next) {
+			size_t s = file_hash(f) & (nb - 1);
+
+			next = f->hnext;
+			f->hnext = tab[s];
+			tab[s] = f;
+		}
+	}
+	free(m->file_tab);
+	m->file_tab = tab;
+	m->nfile_buckets = nb;
+	return 0;
 }
 
 static int cache_add(struct maptap_modules *m, struct mt_file *f)
 {
-	if (m->nfiles == m->files_cap) {
-		size_t cap = m->files_cap ? 2 * m->files_cap : 16;
-		struct mt_file **nf = realloc(m->files, cap * sizeof(*nf));
+	size_t s;
 
-		if (!nf)
-			return -ENOMEM;
-		m->files = nf;
-		m->files_cap = cap;
-	}
-	m->files[m->nfiles++] = f;
+	if (m->nfiles >= m->nfile_buckets && cache_grow(m))
+		return -ENOMEM;
+	s = file_hash(f) & (m->nfile_buckets - 1);
+	f->hnext = m->file_tab[s];
+	m->file_tab[s] = f;
+	m->nfiles++;
 	f->refs++;
 	m->stats.files++;
 	return 0;
@@ -292,7 +337,7 @@ static int file_new(struct maptap_modules *m, int fd, const struct stat *st,
 int mt_file_get(struct maptap_modules *m, pid_t pid,
 		const struct maptap_vma *v, struct mt_file **out)
 {
-	struct mt_file *f;
+	struct mt_file *f, key = { .refs = 0 };
 	struct stat st;
 	bool deleted;
 	char *path = vma_path(v, &deleted);
@@ -309,7 +354,11 @@ int mt_file_get(struct maptap_modules *m, pid_t pid,
 		m->stats.open_fails++;
 		return -ENOENT;
 	}
-	f = cache_find(m, &st, false, NULL);
+	key.st_dev = st.st_dev;
+	key.st_ino = st.st_ino;
+	key.size = (uint64_t)st.st_size;
+	key.mtime_ns = mtime_ns(&st);
+	f = cache_find(m, &key);
 	if (f) {
 		close(fd);
 		free(path);
@@ -374,7 +423,8 @@ int mt_file_get_vdso(struct maptap_modules *m, pid_t pid,
 		close(fd);
 		return rc;
 	}
-	f = cache_find(m, &st, true, probe.build_id);
+	probe.size = (uint64_t)st.st_size;
+	f = cache_find(m, &probe);
 	if (probe.elf)
 		elf_end(probe.elf);
 	mt_elf_info_free(&probe.info);

@@ -27,6 +27,7 @@ struct mt_perfmap;
 /* One file as mapped: the bytes behind an inode at one version. */
 struct mt_file {
 	unsigned refs;
+	struct mt_file *hnext;	/* ELF cache bucket chain */
 	/* cache key: fstat of the opened file */
 	uint64_t st_dev, st_ino, size, mtime_ns;
 	bool is_vdso;
@@ -49,6 +50,7 @@ struct mt_inst {
 	unsigned pieces;	/* live VMAs (pieces) that map it */
 	uint64_t load_ns;	/* time of the event that loaded it */
 	uint64_t unload_ns;	/* 0 while live */
+	bool dead_noted;	/* in its space's dead list */
 	char *path;		/* as this space maps it */
 	bool deleted;
 	struct maptap_module_info info;	/* strings point into file/inst */
@@ -61,25 +63,48 @@ struct mt_piece {
 	uint32_t perms;
 	struct mt_inst *inst;
 	const struct mt_seg *seg;	/* NULL: no PT_LOAD maps it */
+	/* Anonymous memory mapped over this part of a file segment with
+	 * MAP_FIXED (text copied onto huge pages): it keeps the file's
+	 * association, see adopt() in module.c. */
+	bool anon;
+};
+
+/* Instances sorted by (pid, info.lo, pointer), module_index.c.  REACH is
+ * the largest hi - lo ever inserted: no entry starting REACH or more
+ * below an address can contain it. */
+struct mt_insts {
+	struct mt_inst **v;
+	size_t n, cap;
+	uint64_t reach;
 };
 
 /* The modules of one address space. */
 struct mt_space {
 	pid_t pid;
+	struct mt_space *hnext;	/* bucket chain of the tracker's spaces */
 	struct mt_piece *p;	/* sorted by start, disjoint */
 	size_t n, cap;
-	struct mt_inst **inst;	/* live instances */
-	size_t ninst, inst_cap;
+	struct mt_insts live;	/* live instances */
+	/* Instances whose piece count dropped to 0 during the event being
+	 * applied: the only ones the sweep after it must look at. */
+	struct mt_inst **dead;
+	size_t ndead, dead_cap;
+	bool sweep_all;		/* noting one failed: sweep every instance */
+	/* AT_SYSINFO_EHDR from /proc/PID/auxv, read on first need (0: none
+	 * or unreadable); reset by exec. */
+	uint64_t sysinfo_ehdr;
+	bool auxv_read;
 	struct mt_perfmap *perfmap;	/* read on first need (sym_perfmap.c) */
 };
 
 struct maptap_modules {
-	struct mt_file **files;	/* the cache */
-	size_t nfiles, files_cap;
-	struct mt_space **spaces;
-	size_t nspaces, spaces_cap;
+	struct mt_file **file_tab;	/* the cache: chained hash buckets */
+	size_t nfile_buckets, nfiles;
+	struct mt_space **space_tab;	/* spaces: chained hash by pid */
+	size_t nspace_buckets, nspaces;
 	struct mt_inst **retired;	/* ring of unloaded instances */
 	size_t retired_cap, retired_n, retired_head;
+	struct mt_insts retired_index;	/* the same, sorted */
 	struct maptap_modules_stats stats;
 	struct maptap_sym_stats sym_stats;
 	/* demangler: __cxa_demangle from libstdc++, loaded on first use */
@@ -87,6 +112,8 @@ struct maptap_modules {
 	char *(*cxa_demangle)(const char *, char *, size_t *, int *);
 	bool cxx_tried;
 	char *demangled[2];	/* last demangled func and data names */
+	char *src_path;		/* last source path joined to its CU's
+				 * DW_AT_comp_dir (sym_lookup.c) */
 	char *debuginfo_path;	/* NULL: libdwfl's default */
 	/* libdwfl callbacks of every Dwfl of this tracker (sym_index.c);
 	 * they must outlive those Dwfls. */
@@ -111,10 +138,49 @@ void mt_file_put(struct mt_file *f);
 /* Free the whole cache. */
 void mt_files_free(struct maptap_modules *m);
 
-/* ---- module.c ---- */
+/* A 64-bit mix for hash tables (the finalizer of MurmurHash3, public
+ * domain; any good avalanche would do). */
+static inline uint64_t mt_hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* ---- module_index.c ---- */
+
+typedef bool (*mt_inst_match_fn)(const struct mt_inst *in, void *arg);
+
+/* Insert IN (its pid and info.lo/hi set) into A: 0 or -ENOMEM. */
+int mt_insts_insert(struct mt_insts *a, struct mt_inst *in);
+
+/* Remove IN from A (nothing if absent). */
+void mt_insts_remove(struct mt_insts *a, const struct mt_inst *in);
+
+void mt_insts_free(struct mt_insts *a);
+
+/* The entry of PID whose [info.lo, info.hi) holds ADDR and that MATCH
+ * accepts, the one starting closest below ADDR first; NULL if none. */
+struct mt_inst *mt_insts_at(const struct mt_insts *a, pid_t pid,
+			    uint64_t addr, mt_inst_match_fn match, void *arg);
+
+/* The entry of PID with info.lo == LO that MATCH accepts, or NULL. */
+struct mt_inst *mt_insts_find(const struct mt_insts *a, pid_t pid,
+			      uint64_t lo, mt_inst_match_fn match, void *arg);
 
 /* The space of PID, or NULL. */
 struct mt_space *mt_space_find(const struct maptap_modules *m, pid_t pid);
+
+/* Add SP (its pid set) to M's spaces: 0 or -ENOMEM. */
+int mt_space_add(struct maptap_modules *m, struct mt_space *sp);
+
+/* Take SP out of M's spaces (it is not freed). */
+void mt_space_unlink(struct maptap_modules *m, struct mt_space *sp);
+
+/* ---- module.c ---- */
 
 /* The instance of PID's space covering ADDR (live now when TIME_NS is 0;
  * else live at TIME_NS, retired ones included), and the PT_LOAD whose
@@ -139,9 +205,11 @@ void mt_symtab_callbacks_free(struct maptap_modules *m);
 int mt_symtab_lookup(const struct mt_symtab *t, bool func, uint64_t vaddr,
 		     struct maptap_sym *sym);
 
-/* Source file and line of VADDR; 0 or -ENOENT. */
+/* Source file and line of VADDR, and the DW_AT_comp_dir of its
+ * compilation unit (NULL if none), which a relative FILE is relative to;
+ * 0 or -ENOENT. */
 int mt_symtab_srcline(struct mt_symtab *t, uint64_t vaddr,
-		      const char **file, int *line);
+		      const char **file, const char **comp_dir, int *line);
 
 /* ---- sym_perfmap.c ---- */
 

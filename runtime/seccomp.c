@@ -89,9 +89,10 @@ static void add_compare(struct sock_filter *prog, unsigned *k,
 }
 
 /* Build the program for OPTS (NULL: no on_syscall) into PROG (room for
- * PROG_MAX instructions).  Layout:
+ * PROG_MAX instructions).  With all_syscalls, one instruction: TRACE.
+ * Otherwise:
  *   0    load arch; other ABIs -> TRACE
- *   3    load nr (with all_syscalls: TRACE)
+ *   3    load nr
  *   4    blocks of compares, one per traced number -> the block's TRACE;
  *        each block ends with "JA +1; TRACE"
  *   C    nr == prctl ? (args[0] == PR_SET_VMA ? TRACE : ALLOW)
@@ -108,13 +109,13 @@ static int build(struct sock_filter *prog,
 		maptap_syscall_table(maptap_syscall_native_arch(), &n);
 	int prctl_nr = -1, clone_nr = -1;
 
-	prog[k++] = (struct sock_filter)LD_ABS(arch);
-	prog[k++] = jump(maptap_syscall_native_arch(), 1, 0);
-	prog[k++] = (struct sock_filter)RET(SECCOMP_RET_TRACE);
 	if (opts && opts->on_syscall && opts->all_syscalls) {
 		prog[k++] = (struct sock_filter)RET(SECCOMP_RET_TRACE);
 		return (int)k;
 	}
+	prog[k++] = (struct sock_filter)LD_ABS(arch);
+	prog[k++] = jump(maptap_syscall_native_arch(), 1, 0);
+	prog[k++] = (struct sock_filter)RET(SECCOMP_RET_TRACE);
 	prog[k++] = (struct sock_filter)LD_ABS(nr);
 	for (nr = 0; nr < MAPTAP_SYSCALL_SET_BITS; nr++) {
 		const struct maptap_syscall *sc =

@@ -23,6 +23,7 @@
 
 #include "module_priv.h"
 
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
@@ -319,9 +320,11 @@ int mt_symtab_lookup(const struct mt_symtab *t, bool func, uint64_t vaddr,
 }
 
 int mt_symtab_srcline(struct mt_symtab *t, uint64_t vaddr,
-		      const char **file, int *line)
+		      const char **file, const char **comp_dir, int *line)
 {
 	Dwfl_Line *l = dwfl_module_getsrc(t->mod, vaddr);
+	Dwarf_Die *cu;
+	Dwarf_Attribute attr;
 	const char *src;
 	int lineno = 0;
 
@@ -332,5 +335,8 @@ int mt_symtab_srcline(struct mt_symtab *t, uint64_t vaddr,
 		return -ENOENT;
 	*file = src;
 	*line = lineno;
+	cu = dwfl_linecu(l);
+	*comp_dir = cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir,
+						     &attr)) : NULL;
 	return 0;
 }

@@ -7,6 +7,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +29,8 @@ void mt_demangler_free(struct maptap_modules *m)
 {
 	free(m->demangled[0]);
 	free(m->demangled[1]);
-	m->demangled[0] = m->demangled[1] = NULL;
+	free(m->src_path);
+	m->demangled[0] = m->demangled[1] = m->src_path = NULL;
 	if (m->cxx_handle)
 		dlclose(m->cxx_handle);
 	m->cxx_handle = NULL;
@@ -83,10 +85,29 @@ static void fill_where(struct maptap_modules *m, pid_t pid, uint64_t addr,
 			    &d->segment);
 }
 
+/* FILE as eu-addr2line prints it: a name the line table gives relative
+ * is joined to its CU's DW_AT_comp_dir (DWARF 5, 6.2.4: relative names
+ * are relative to the compilation directory).  The joined name is kept
+ * until the next lookup. */
+static const char *src_path(struct maptap_modules *m, const char *file,
+			    const char *comp_dir)
+{
+	char *p;
+
+	if (file[0] == '/' || !comp_dir || !*comp_dir)
+		return file;
+	if (asprintf(&p, "%s/%s", comp_dir, file) < 0)
+		return file;
+	free(m->src_path);
+	m->src_path = p;
+	return p;
+}
+
 static void lookup_syms(struct maptap_modules *m, struct mt_inst *in,
 			uint64_t v, unsigned flags, struct maptap_sym_info *out)
 {
 	struct mt_symtab *t = mt_symtab_get(m, in->file);
+	const char *dir;
 
 	if (!t)
 		return;
@@ -103,7 +124,10 @@ static void lookup_syms(struct maptap_modules *m, struct mt_inst *in,
 			out->data.name = demangle(m, out->data.name, 1);
 	}
 	if ((flags & MAPTAP_SYM_LINE) &&
-	    mt_symtab_srcline(t, v, &out->src_file, &out->src_line) != 0) {
+	    mt_symtab_srcline(t, v, &out->src_file, &dir,
+			      &out->src_line) == 0)
+		out->src_file = src_path(m, out->src_file, dir);
+	else if (flags & MAPTAP_SYM_LINE) {
 		out->src_file = NULL;
 		out->src_line = 0;
 	}

@@ -16,10 +16,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 builddir=${BUILDDIR:-$top/build}
 
 # Debian packages: the build tools, the libraries configure looks for, and
-# the tools the testsuite and the fuzz run use.
+# the tools the testsuite and the fuzz run use (systemtap-common: the real
+# tapset files that testsuite/script/tapset-parse parses, 0.7 MB).
 pkgs="build-essential autoconf automake libtool pkg-config libelf-dev
 libdw-dev libunwind-dev systemtap-sdt-dev linux-libc-dev elfutils binutils
-clang libclang-rt-14-dev python3 strace time"
+clang libclang-rt-14-dev python3 strace time systemtap-common"
 
 missing=
 for p in $pkgs; do

@@ -163,6 +163,7 @@ struct tr_probe {
 	struct tr_file *file;
 	bool is_alias;
 	bool epilogue;			/* += alias */
+	struct node *body2;		/* = PP { prologue }, { epilogue } */
 	struct ptr_vec alias_names;	/* aliases: struct tr_probe_point * */
 };
 

@@ -1,26 +1,925 @@
-/* builtins_user.c -- script functions of the user symbols and user memory: usymname, user_string, ... (issue 5).
+/* builtins_user.c -- script functions of the user symbols and user memory:
+ * usymname, umodname, user_string, user_long, register, vma_*, ... (issue
+ * 5).
  *
  * Group 2 of builtins.c's groups: ids from 2 * TR_BUILTIN_GROUP_BASE.
+ *
+ * Every function works on the process of the running handler
+ * (I->tgt->pid, thread I->tgt->tid).  Outside process context (begin,
+ * end, timers) they behave as stap's do when the current task has no
+ * such module or memory: usym* print the address, umodname raises
+ * "module cannot be found", the user_* readers fault.  Formats and
+ * messages are stap's (tapset/linux/ucontext-symbols.stp,
+ * tapset/uconversions.stp, runtime/sym.c _stp_snprint_addr(),
+ * tapset/x86_64/registers.stp); docs/functions.md describes each
+ * function.
  */
 #include <config.h>
 
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/user.h>
+
+#include <maptap/module.h>
+#include <maptap/session.h>
+#include <maptap/symbols.h>
+
 #include "interp.h"
 
-static const struct tr_builtin table[] = {
-	{ NULL, 0, 0, { TY_UNKNOWN }, TY_UNKNOWN, 0 },
+#define ID(n) (2 * TR_BUILTIN_GROUP_BASE + (n))
+
+enum {
+	U_UADDR = ID(0), U_REGISTER, U_U_REGISTER,
+	U_USYMNAME, U_USYMDATA, U_USYMFILE, U_USYMLINE, U_USYMFILELINE,
+	U_UMODNAME, U_UMODADDR, U_UMODBUILDID,
+	U_STRING, U_STRING2, U_STRING_N, U_STRING_N2,
+	U_STRING_WARN, U_STRING2_WARN, U_STRING_N_WARN, U_STRING2_N_WARN,
+	U_STRING_QUOTED, U_STRING_N_QUOTED, U_STRING_N2_QUOTED,
+	U_UTF32, U_UTF32_2, U_UTF32_QUOTED, U_UTF16, U_UTF16_2, U_UTF16_QUOTED,
+	U_VMA_MAPPED, U_VMA_START, U_VMA_END, U_VMA_OFFSET, U_VMA_PERMS,
+	U_VMA_NAME, U_VMA_SEGMENT_KIND, U_VMA_MODULE,
+	U_READER0,	/* first of readers[] below */
 };
+
+/* The integer readers of uconversions.stp are data: size, signedness,
+ * and what a fault does.  The _warn forms name the type in stap's own
+ * words (and only user_char's message says "at"). */
+enum fault_mode { F_ZERO, F_ERROR, F_WARN };
+
+struct reader {
+	unsigned char size;	/* bytes */
+	bool is_signed;
+	enum fault_mode mode;
+	const char *what;	/* F_WARN: the type in the warning */
+	const char *at;		/* F_WARN: "at " or "" before the address */
+};
+
+/* NAME, NAME_error and NAME_warn */
+#define R3(sz, sg, what, at)						\
+	{ sz, sg, F_ZERO, NULL, NULL },					\
+	{ sz, sg, F_ERROR, NULL, NULL },				\
+	{ sz, sg, F_WARN, what, at }
+/* NAME and NAME_error */
+#define R2(sz, sg)							\
+	{ sz, sg, F_ZERO, NULL, NULL },					\
+	{ sz, sg, F_ERROR, NULL, NULL }
+
+/* In the order of their entries in table[] below. */
+static const struct reader readers[] = {
+	R3(1, true, "char", "at "),		/* user_char */
+	R3(2, true, "short", ""),		/* user_short */
+	R3(2, false, "unsigned short", ""),	/* user_ushort */
+	R3(4, true, "int", ""),			/* user_int */
+	R3(8, true, "long", ""),		/* user_long */
+	R3(8, false, "unsigned long", ""),	/* user_ulong */
+	R2(1, true),				/* user_int8 */
+	R2(1, false),				/* user_uint8 */
+	R2(2, true),				/* user_int16 */
+	R2(2, false),				/* user_uint16 */
+	R2(4, true),				/* user_int32 */
+	R2(4, false),				/* user_uint32 */
+	R2(8, true),				/* user_int64 */
+	R2(8, false),				/* user_uint64 */
+};
+
+#undef R3
+#undef R2
+
+#define N_READERS (sizeof(readers) / sizeof(readers[0]))
+
+#define L TY_LONG
+#define S TY_STRING
+#define U TY_UNKNOWN
+/* The readers' entries come last, in the order of readers[]. */
+static const struct tr_builtin table[] = {
+	{ "uaddr", 0, 0, { U }, L, U_UADDR },
+	{ "register", 1, 1, { S }, L, U_REGISTER },
+	{ "u_register", 1, 1, { S }, L, U_U_REGISTER },
+	{ "usymname", 1, 1, { L }, S, U_USYMNAME },
+	{ "usymdata", 1, 1, { L }, S, U_USYMDATA },
+	{ "usymfile", 1, 1, { L }, S, U_USYMFILE },
+	{ "usymline", 1, 1, { L }, S, U_USYMLINE },
+	{ "usymfileline", 1, 1, { L }, S, U_USYMFILELINE },
+	{ "umodname", 1, 1, { L }, S, U_UMODNAME },
+	{ "umodaddr", 1, 1, { L }, L, U_UMODADDR },
+	{ "umodbuildid", 1, 1, { L }, S, U_UMODBUILDID },
+	{ "user_string", 1, 2, { L, S }, S, U_STRING },
+	{ "user_string2", 2, 2, { L, S }, S, U_STRING2 },
+	{ "user_string_n", 2, 3, { L, L, S }, S, U_STRING_N },
+	{ "user_string_n2", 3, 3, { L, L, S }, S, U_STRING_N2 },
+	{ "user_string_warn", 1, 2, { L, S }, S, U_STRING_WARN },
+	{ "user_string2_warn", 2, 2, { L, S }, S, U_STRING2_WARN },
+	{ "user_string_n_warn", 2, 3, { L, L, S }, S, U_STRING_N_WARN },
+	{ "user_string2_n_warn", 3, 3, { L, L, S }, S, U_STRING2_N_WARN },
+	{ "user_string_quoted", 1, 1, { L }, S, U_STRING_QUOTED },
+	{ "user_string_n_quoted", 2, 3, { L, L, L }, S, U_STRING_N_QUOTED },
+	{ "user_string_n2_quoted", 3, 3, { L, L, L }, S, U_STRING_N2_QUOTED },
+	{ "user_string_utf32", 1, 2, { L, S }, S, U_UTF32 },
+	{ "user_string2_utf32", 2, 2, { L, S }, S, U_UTF32_2 },
+	{ "user_string_quoted_utf32", 1, 1, { L }, S, U_UTF32_QUOTED },
+	{ "user_string_utf16", 1, 2, { L, S }, S, U_UTF16 },
+	{ "user_string2_utf16", 2, 2, { L, S }, S, U_UTF16_2 },
+	{ "user_string_quoted_utf16", 1, 1, { L }, S, U_UTF16_QUOTED },
+	{ "vma_mapped", 1, 1, { L }, L, U_VMA_MAPPED },
+	{ "vma_start", 1, 1, { L }, L, U_VMA_START },
+	{ "vma_end", 1, 1, { L }, L, U_VMA_END },
+	{ "vma_offset", 1, 1, { L }, L, U_VMA_OFFSET },
+	{ "vma_perms", 1, 1, { L }, S, U_VMA_PERMS },
+	{ "vma_name", 1, 1, { L }, S, U_VMA_NAME },
+	{ "vma_segment_kind", 1, 1, { L }, S, U_VMA_SEGMENT_KIND },
+	{ "vma_module", 1, 1, { L }, S, U_VMA_MODULE },
+	{ "user_char", 1, 1, { L }, L, U_READER0 + 0 },
+	{ "user_char_error", 1, 1, { L }, L, U_READER0 + 1 },
+	{ "user_char_warn", 1, 1, { L }, L, U_READER0 + 2 },
+	{ "user_short", 1, 1, { L }, L, U_READER0 + 3 },
+	{ "user_short_error", 1, 1, { L }, L, U_READER0 + 4 },
+	{ "user_short_warn", 1, 1, { L }, L, U_READER0 + 5 },
+	{ "user_ushort", 1, 1, { L }, L, U_READER0 + 6 },
+	{ "user_ushort_error", 1, 1, { L }, L, U_READER0 + 7 },
+	{ "user_ushort_warn", 1, 1, { L }, L, U_READER0 + 8 },
+	{ "user_int", 1, 1, { L }, L, U_READER0 + 9 },
+	{ "user_int_error", 1, 1, { L }, L, U_READER0 + 10 },
+	{ "user_int_warn", 1, 1, { L }, L, U_READER0 + 11 },
+	{ "user_long", 1, 1, { L }, L, U_READER0 + 12 },
+	{ "user_long_error", 1, 1, { L }, L, U_READER0 + 13 },
+	{ "user_long_warn", 1, 1, { L }, L, U_READER0 + 14 },
+	{ "user_ulong", 1, 1, { L }, L, U_READER0 + 15 },
+	{ "user_ulong_error", 1, 1, { L }, L, U_READER0 + 16 },
+	{ "user_ulong_warn", 1, 1, { L }, L, U_READER0 + 17 },
+	{ "user_int8", 1, 1, { L }, L, U_READER0 + 18 },
+	{ "user_int8_error", 1, 1, { L }, L, U_READER0 + 19 },
+	{ "user_uint8", 1, 1, { L }, L, U_READER0 + 20 },
+	{ "user_uint8_error", 1, 1, { L }, L, U_READER0 + 21 },
+	{ "user_int16", 1, 1, { L }, L, U_READER0 + 22 },
+	{ "user_int16_error", 1, 1, { L }, L, U_READER0 + 23 },
+	{ "user_uint16", 1, 1, { L }, L, U_READER0 + 24 },
+	{ "user_uint16_error", 1, 1, { L }, L, U_READER0 + 25 },
+	{ "user_int32", 1, 1, { L }, L, U_READER0 + 26 },
+	{ "user_int32_error", 1, 1, { L }, L, U_READER0 + 27 },
+	{ "user_uint32", 1, 1, { L }, L, U_READER0 + 28 },
+	{ "user_uint32_error", 1, 1, { L }, L, U_READER0 + 29 },
+	{ "user_int64", 1, 1, { L }, L, U_READER0 + 30 },
+	{ "user_int64_error", 1, 1, { L }, L, U_READER0 + 31 },
+	{ "user_uint64", 1, 1, { L }, L, U_READER0 + 32 },
+	{ "user_uint64_error", 1, 1, { L }, L, U_READER0 + 33 },
+};
+
+#undef L
+#undef S
+#undef U
+
+_Static_assert(sizeof(table) / sizeof(table[0]) ==
+	       (U_READER0 - ID(0)) + N_READERS,
+	       "one table entry per function and per reader");
+
+/* ---- arguments, results, errors ---- */
+
+static int64_t arg_l(struct interp *I, struct node *n, int i)
+{
+	return tr_eval_long(I, n->list.v[i]);
+}
+
+static struct sref arg_s(struct interp *I, struct node *n, int i)
+{
+	return tr_eval_str(I, n->list.v[i]);
+}
+
+static void result(struct interp *I, struct maptap_script_buf *b,
+		   struct sref *s)
+{
+	maptap_script_buf_truncate(b, I->lim.maxstringlen - 1);
+	s->p = maptap_script_buf_str(b);
+	s->len = b->len;
+}
+
+static void check(struct interp *I, struct node *n, int rc)
+{
+	if (rc < 0)
+		tr_rt_error(I, n->tok, "out of memory");
+}
+
+/* stap's warn(): pending output first, so the two streams interleave
+ * as written. */
+static void warn(struct interp *I, const char *msg)
+{
+	tr_interp_flush(I);
+	fprintf(I->s->err, "WARNING: %s\n", msg);
+}
+
+/* The process of the running handler, or 0 outside process context. */
+static pid_t cur_pid(const struct interp *I)
+{
+	return I->tgt ? I->tgt->pid : 0;
+}
+
+/* ---- registers and uaddr ---- */
+
+static bool get_regs(struct interp *I, struct user_regs_struct *r)
+{
+	const struct tr_target *t = I->tgt;
+
+	if (!t || !t->sess || t->pid <= 0 || !t->stopped)
+		return false;
+	return maptap_session_get_regs(t->sess, t->tid, r) == 0;
+}
+
+/* The user PC of the stopped thread: the syscall stop knows it, other
+ * stops ask for the registers.  0 outside process context, as stap's
+ * uaddr() when the task is not a user thread. */
+static int64_t uaddr(struct interp *I)
+{
+	struct user_regs_struct r;
+
+	if (cur_pid(I) <= 0)
+		return 0;
+	if (I->tgt->sc)
+		return (int64_t)I->tgt->sc->pc;
+	if (!get_regs(I, &r))
+		return 0;
+	return (int64_t)r.rip;
+}
+
+struct reg_name {
+	const char *name;
+	unsigned short off;	/* offsetof(struct user_regs_struct, ...) */
+	bool is32;		/* the low half of a 64-bit register */
+};
+
+#define R(name, field) { name, offsetof(struct user_regs_struct, field), 0 }
+#define R32(name, field) { name, offsetof(struct user_regs_struct, field), 1 }
+
+/* The names of tapset/x86_64/registers.stp: pt_regs' fields, their
+ * short aliases, and the 32-bit halves. */
+static const struct reg_name reg_names[] = {
+	R("r15", r15), R("r14", r14), R("r13", r13), R("r12", r12),
+	R("rbp", rbp), R("bp", rbp), R("rbx", rbx), R("bx", rbx),
+	R("r11", r11), R("r10", r10), R("r9", r9), R("r8", r8),
+	R("rax", rax), R("ax", rax), R("rcx", rcx), R("cx", rcx),
+	R("rdx", rdx), R("dx", rdx), R("rsi", rsi), R("si", rsi),
+	R("rdi", rdi), R("di", rdi), R("orig_rax", orig_rax),
+	R("orig_ax", orig_rax), R("rip", rip), R("ip", rip),
+	R("xcs", cs), R("cs", cs), R("eflags", eflags), R("flags", eflags),
+	R("rsp", rsp), R("sp", rsp), R("xss", ss), R("ss", ss),
+	R32("ebp", rbp), R32("ebx", rbx), R32("eax", rax), R32("ecx", rcx),
+	R32("edx", rdx), R32("esi", rsi), R32("edi", rdi),
+	R32("orig_eax", orig_rax), R32("eip", rip), R32("esp", rsp),
+};
+
+#undef R
+#undef R32
+
+/* register(name) sign-extends the 32-bit names, u_register(name) does
+ * not (registers.stp _stp_register()). */
+static int64_t reg_value(struct interp *I, struct node *n, bool sign)
+{
+	struct sref name = arg_s(I, n, 0);
+	struct user_regs_struct r;
+	const struct reg_name *rn = NULL;
+	uint64_t v;
+	size_t i;
+
+	if (!get_regs(I, &r))
+		tr_rt_error(I, n->tok,
+			    "cannot access CPU registers in this context");
+	for (i = 0; i < sizeof(reg_names) / sizeof(reg_names[0]); i++)
+		if (!strcmp(reg_names[i].name, name.p))
+			rn = &reg_names[i];
+	if (!rn)
+		tr_rt_error(I, n->tok, "Unknown register: %s", name.p);
+	memcpy(&v, (const char *)&r + rn->off, sizeof(v));
+	if (!rn->is32)
+		return (int64_t)v;
+	return sign ? (int64_t)(int32_t)(uint32_t)v : (int64_t)(uint32_t)v;
+}
+
+/* ---- symbols and modules ---- */
+
+/* Look ADDR up in the current process.  False when there is no process
+ * context or no module covers ADDR. */
+static bool sym_lookup(struct interp *I, uint64_t addr, unsigned flags,
+		       struct maptap_sym_info *si)
+{
+	const struct tr_target *t = I->tgt;
+
+	if (!t || !t->mods || t->pid <= 0)
+		return false;
+	return maptap_sym_lookup(t->mods, t->pid, addr, 0, flags, si) == 0 &&
+	       si->where.has_module;
+}
+
+/* The symbol of an address: stap keeps function and data symbols in
+ * one table, so an address in an object resolves to the object. */
+static const struct maptap_sym *best_sym(const struct maptap_sym_info *si)
+{
+	if (si->func.name)
+		return &si->func;
+	if (si->data.name)
+		return &si->data;
+	return NULL;
+}
+
+static int add_hex(struct maptap_script_buf *b, uint64_t v)
+{
+	return maptap_script_buf_printf(b, "0x%" PRIx64, v);
+}
+
+/* usymname, usymdata, usymfile, usymline, usymfileline: the cases of
+ * _stp_snprint_addr() for their flags; the address in hex when nothing
+ * is known. */
+static int format_sym(struct interp *I, int id, uint64_t addr,
+		      struct maptap_script_buf *b)
+{
+	unsigned flags = MAPTAP_SYM_FUNC | MAPTAP_SYM_DATA;
+	struct maptap_sym_info si;
+	const struct maptap_module_info *m = &si.where.module;
+	const struct maptap_sym *sym;
+	bool found;
+
+	if (id == U_USYMFILE || id == U_USYMLINE || id == U_USYMFILELINE)
+		flags = MAPTAP_SYM_LINE;
+	found = sym_lookup(I, addr, flags, &si);
+	if (!found)
+		return add_hex(b, addr);
+	sym = best_sym(&si);
+	switch (id) {
+	case U_USYMNAME:
+		if (sym)
+			return maptap_script_buf_adds(b, sym->name);
+		break;
+	case U_USYMDATA:
+		if (sym)
+			return maptap_script_buf_printf(b,
+				"%s+0x%" PRIx64 "/0x%" PRIx64 " [%s]",
+				sym->name, sym->offset, sym->size, m->path);
+		return maptap_script_buf_printf(b,
+			"0x%" PRIx64 " [%s+0x%" PRIx64 "/0x%" PRIx64 "]",
+			addr, m->path, addr - m->lo, m->hi - m->lo);
+	case U_USYMFILE:
+		if (si.src_file)
+			return maptap_script_buf_adds(b, si.src_file);
+		break;
+	case U_USYMLINE:
+		if (si.src_line > 0)
+			return maptap_script_buf_printf(b, "%d", si.src_line);
+		break;
+	case U_USYMFILELINE:
+		if (si.src_line > 0)
+			return maptap_script_buf_printf(b, "%s:%d",
+				si.src_file ? si.src_file : "??",
+				si.src_line);
+		if (si.src_file)
+			return maptap_script_buf_adds(b, si.src_file);
+		break;
+	}
+	return add_hex(b, addr);
+}
+
+/* The module instance at ADDR, or a catchable error with the words of
+ * stap's umodname() (ucontext.stp). */
+static const struct maptap_module_info *
+find_module(struct interp *I, struct node *n, uint64_t addr,
+	    struct maptap_module_desc *d)
+{
+	const struct tr_target *t = I->tgt;
+
+	if (!t || !t->mods || t->pid <= 0 ||
+	    maptap_modules_find(t->mods, t->pid, addr, d) < 0 ||
+	    !d->has_module)
+		tr_rt_error(I, n->tok, "module cannot be found");
+	return &d->module;
+}
+
+/* ---- vma_* ---- */
+
+/* The VMA at ADDR in the current process's model, or a catchable
+ * error. */
+static const struct maptap_vma *find_vma(struct interp *I, struct node *n,
+					 uint64_t addr)
+{
+	const struct tr_target *t = I->tgt;
+	const struct maptap_mm *mm;
+	const struct maptap_vma *v;
+
+	if (!t || !t->sess || t->pid <= 0)
+		tr_rt_error(I, n->tok, "no process context for 0x%" PRIx64,
+			    addr);
+	mm = maptap_session_mm(t->sess, t->pid);
+	v = mm ? maptap_mm_find(mm, addr) : NULL;
+	if (!v)
+		tr_rt_error(I, n->tok, "no VMA at 0x%" PRIx64, addr);
+	return v;
+}
+
+static bool vma_mapped(struct interp *I, uint64_t addr)
+{
+	const struct tr_target *t = I->tgt;
+	const struct maptap_mm *mm;
+
+	if (!t || !t->sess || t->pid <= 0)
+		return false;
+	mm = maptap_session_mm(t->sess, t->pid);
+	return mm && maptap_mm_find(mm, addr);
+}
+
+static int64_t call_vma_long(struct interp *I, struct node *n, int id)
+{
+	uint64_t addr = (uint64_t)arg_l(I, n, 0);
+	const struct maptap_vma *v;
+
+	if (id == U_VMA_MAPPED)
+		return vma_mapped(I, addr);
+	v = find_vma(I, n, addr);
+	if (id == U_VMA_START)
+		return (int64_t)v->start;
+	if (id == U_VMA_END)
+		return (int64_t)v->end;
+	return (int64_t)v->offset;
+}
+
+static int call_vma_string(struct interp *I, struct node *n, int id,
+			   uint64_t addr, struct maptap_script_buf *b)
+{
+	const struct maptap_vma *v = find_vma(I, n, addr);
+	struct maptap_module_desc d;
+	char perms[5];
+
+	switch (id) {
+	case U_VMA_PERMS:
+		return maptap_script_buf_adds(b, maptap_perms_str(v->perms,
+								  perms));
+	case U_VMA_NAME:
+		return maptap_script_buf_add(b, v->name, v->name_len);
+	}
+	/* the VMA exists; its module and segment may not */
+	if (!I->tgt->mods ||
+	    maptap_modules_find(I->tgt->mods, I->tgt->pid, addr, &d) < 0)
+		d.has_module = d.has_segment = false;
+	if (id == U_VMA_MODULE)
+		return d.has_module ? maptap_script_buf_adds(b, d.module.path)
+				    : 0;
+	return maptap_script_buf_adds(b, maptap_segment_kind_name(
+		d.has_segment ? d.segment.kind : MAPTAP_SEG_NONE));
+}
+
+/* ---- user memory ---- */
+
+/* Read LEN bytes at ADDR of the current process.  True when all were
+ * read. */
+static bool read_exact(struct interp *I, uint64_t addr, void *buf,
+		       size_t len)
+{
+	pid_t pid = cur_pid(I);
+
+	if (pid <= 0)
+		return false;
+	return maptap_read_user(pid, addr, buf, len) == (ssize_t)len;
+}
+
+static int64_t call_reader(struct interp *I, struct node *n,
+			   const struct reader *r)
+{
+	uint64_t addr = (uint64_t)arg_l(I, n, 0);
+	unsigned char raw[8];
+	uint64_t v = 0;
+	char msg[128];
+
+	if (!read_exact(I, addr, raw, r->size)) {
+		if (r->mode == F_ERROR)
+			/* loc2c-runtime.h DEREF_FAULT: "0x%p" of the
+			 * address, 16 digits */
+			tr_rt_error(I, n->tok,
+				    "read fault [man error::fault] at 0x%016"
+				    PRIx64 " (addr)", addr);
+		if (r->mode == F_WARN) {
+			snprintf(msg, sizeof(msg), "user %s copy fault %s0x%"
+				 PRIx64 " [man error::fault]", r->what, r->at,
+				 addr);
+			warn(I, msg);
+		}
+		return 0;
+	}
+	/* x86_64 is little-endian: the low bytes come first */
+	memcpy(&v, raw, r->size);
+	if (!r->is_signed || r->size == 8)
+		return (int64_t)v;
+	if (r->size == 1)
+		return (int8_t)v;
+	if (r->size == 2)
+		return (int16_t)v;
+	return (int32_t)v;
+}
+
+/* _stp_strncpy_from_user(dst, addr, len) as the user_string_n family
+ * uses it: at most LEN bytes up to and including a NUL; a fault before
+ * the NUL or the LEN-th byte fails the whole copy.  The result keeps at
+ * most LEN - 1 bytes.  Returns 0, or -EFAULT. */
+static int copy_string(struct interp *I, uint64_t addr, size_t len,
+		       struct maptap_script_buf *b)
+{
+	pid_t pid = cur_pid(I);
+	char *nul;
+	ssize_t got;
+
+	if (pid <= 0)
+		return -EFAULT;
+	maptap_script_buf_clear(b);
+	if (maptap_script_buf_reserve(b, len) < 0)
+		return -ENOMEM;
+	/* one read: process_vm_readv() stops short at an unmapped page,
+	 * and a NUL before it is all a string needs */
+	got = maptap_read_user(pid, addr, b->s, len);
+	if (got <= 0)
+		return -EFAULT;
+	nul = memchr(b->s, '\0', (size_t)got);
+	if (!nul && (size_t)got < len)
+		return -EFAULT;
+	b->len = nul ? (size_t)(nul - b->s) : (size_t)got;
+	if (b->len > len - 1)
+		b->len = len - 1;
+	b->s[b->len] = '\0';
+	return 0;
+}
+
+/* The LEN of user_string_n(addr, n): clamp(n + 1, 1, MAXSTRINGLEN - 1)
+ * as in uconversions.stp. */
+static size_t string_n_len(const struct interp *I, int64_t n)
+{
+	int64_t max = (int64_t)I->lim.maxstringlen - 1;
+
+	if (n >= max - 1)
+		return (size_t)max;
+	if (n < 0)
+		return 1;
+	return (size_t)n + 1;
+}
+
+/* The arguments of one user_string* call. */
+struct string_call {
+	int64_t n;		/* user_string_n's n; INT64_MAX: all */
+	int64_t outlen;		/* the _quoted forms' output limit */
+	const char *alt;	/* the text on a fault, or NULL: error */
+	bool warn;
+	bool quoted;
+};
+
+static void string_fault(struct interp *I, struct node *n, uint64_t addr,
+			 const struct string_call *c,
+			 struct maptap_script_buf *b)
+{
+	char msg[128];
+
+	if (!c->alt)
+		tr_rt_error(I, n->tok,
+			    "user string copy fault -14 at 0x%" PRIx64
+			    " [man error::fault]", addr);
+	if (c->warn) {
+		/* sic: stap's user_string_n_warn prints "0x%ld" of -14 */
+		snprintf(msg, sizeof(msg), "user string copy fault 0x-14 "
+			 "at 0x%" PRIx64 " [man error::fault]", addr);
+		warn(I, msg);
+	}
+	maptap_script_buf_clear(b);
+	check(I, n, maptap_script_buf_adds(b, c->alt));
+}
+
+static void read_string(struct interp *I, struct node *n, uint64_t addr,
+			const struct string_call *c,
+			struct maptap_script_buf *b)
+{
+	int rc = copy_string(I, addr, string_n_len(I, c->n), b);
+
+	if (rc == -ENOMEM)
+		check(I, n, rc);
+	if (rc < 0)
+		string_fault(I, n, addr, c, b);
+}
+
+/* user_string_quoted and user_string_n_quoted (stap >= 3.0): the
+ * string read into RAW, quoted into B and cut to OUTLEN with "\"...";
+ * the address in hex when it cannot be read. */
+static void quoted(struct interp *I, struct node *n, uint64_t addr,
+		   const struct string_call *c, struct maptap_script_buf *raw,
+		   struct maptap_script_buf *b)
+{
+	int rc = copy_string(I, addr, string_n_len(I, c->n), raw);
+
+	if (rc == -ENOMEM)
+		check(I, n, rc);
+	if (rc < 0) {
+		check(I, n, add_hex(b, addr));
+		return;
+	}
+	if (maptap_script_text_strn(I->ctx, raw->s, raw->len, 0, 1, b) < 0)
+		tr_rt_ctx_error(I, n->tok);
+	if (c->outlen >= 0 && (int64_t)b->len > c->outlen - 2) {
+		maptap_script_buf_truncate(b, c->outlen > 4 ? c->outlen - 4
+							    : 0);
+		check(I, n, maptap_script_buf_adds(b, "\"..."));
+	}
+}
+
+/* The arguments after the address of the user_string* functions. */
+static void string_args(struct interp *I, struct node *n, int id,
+			struct string_call *c)
+{
+	int nargs = n->list.n;
+
+	c->n = INT64_MAX;
+	c->outlen = -1;
+	switch (id) {
+	case U_STRING_QUOTED:
+		c->quoted = true;
+		return;
+	case U_STRING_N_QUOTED:
+	case U_STRING_N2_QUOTED:
+		c->quoted = true;
+		c->n = arg_l(I, n, 1);
+		c->outlen = nargs > 2 ? arg_l(I, n, 2) :
+			    (int64_t)I->lim.maxstringlen;
+		return;
+	case U_STRING_N:
+	case U_STRING_N2:
+	case U_STRING_N_WARN:
+	case U_STRING2_N_WARN:
+		c->n = arg_l(I, n, 1);
+		if (nargs > 2)
+			c->alt = arg_s(I, n, 2).p;
+		break;
+	default:
+		if (nargs > 1)
+			c->alt = arg_s(I, n, 1).p;
+	}
+	c->warn = id == U_STRING_WARN || id == U_STRING2_WARN ||
+		  id == U_STRING_N_WARN || id == U_STRING2_N_WARN;
+	if (c->warn && !c->alt)
+		c->alt = "";
+}
+
+/* Returns the buffer that holds the result. */
+static struct maptap_script_buf *
+call_user_string(struct interp *I, struct node *n, uint64_t addr,
+		 const struct string_call *c, struct maptap_script_buf *b)
+{
+	struct maptap_script_buf *out;
+
+	if (!c->quoted) {
+		read_string(I, n, addr, c, b);
+		return b;
+	}
+	out = tr_tmp_get(I);	/* temporaries never move: B stays valid */
+	quoted(I, n, addr, c, b, out);
+	return out;
+}
+
+/* ---- UTF-32 and UTF-16 strings ---- */
+
+/* A window over the current process's memory, so a string read one
+ * code unit at a time costs one read per window, not one per unit. */
+struct uwin {
+	pid_t pid;
+	uint64_t base;
+	size_t have;
+	unsigned char buf[1024];
+};
+
+/* The SIZE-byte little-endian unit at ADDR, or false on a fault. */
+static bool uwin_get(struct uwin *w, uint64_t addr, size_t size,
+		     uint32_t *v)
+{
+	ssize_t got;
+
+	if (addr < w->base || addr - w->base + size > w->have) {
+		got = w->pid > 0 ? maptap_read_user(w->pid, addr, w->buf,
+						    sizeof(w->buf)) : -EFAULT;
+		w->base = addr;
+		w->have = got > 0 ? (size_t)got : 0;
+		if (w->have < size)
+			return false;
+	}
+	*v = 0;
+	memcpy(v, w->buf + (addr - w->base), size);
+	return true;
+}
+
+/* Code point C as UTF-8 at OUT with ROOM bytes (NUL included), as
+ * stap's _stp_convert_utf32(): the length, 0 when it does not fit, -1
+ * for a surrogate or a value above U+10FFFF (RFC 3629). */
+static int utf8_put(char *out, size_t room, uint32_t c)
+{
+	int n, i;
+
+	if (c >= 0xd800 && c <= 0xdfff)
+		return -1;
+	if (c <= 0x7f)
+		n = 1;
+	else if (c <= 0x7ff)
+		n = 2;
+	else if (c <= 0xffff)
+		n = 3;
+	else if (c <= 0x10ffff)
+		n = 4;
+	else
+		return -1;
+	if (room < (size_t)n + 1)
+		return 0;
+	if (n == 1) {
+		out[0] = (char)c;
+		return 1;
+	}
+	for (i = n - 1; i > 0; i--, c >>= 6)
+		out[i] = (char)(0x80 | (c & 0x3f));
+	out[0] = (char)(((0xff00 >> n) & 0xff) | c);
+	return n;
+}
+
+/* The next code point of a UTF-16 string at *AT: a surrogate pair is
+ * combined, a lone high surrogate is returned as is (and then refused
+ * by utf8_put), as in stap's user_string_utf16(). */
+static bool utf16_next(struct uwin *w, uint64_t *at, uint32_t *c)
+{
+	uint32_t lo;
+
+	if (!uwin_get(w, *at, 2, c))
+		return false;
+	if (*c < 0xd800 || *c > 0xdbff)
+		return true;
+	*at += 2;
+	if (!uwin_get(w, *at, 2, &lo))
+		return false;	/* the fault is at the low half */
+	if (lo >= 0xdc00 && lo <= 0xdfff)
+		*c = 0x10000 + ((*c & 0x3ff) << 10) + (lo & 0x3ff);
+	else
+		*at -= 2;	/* a lone high half, reported where it is */
+	return true;
+}
+
+/* user_string_utf32/utf16(ADDR) converted to UTF-8 into B, at most
+ * MAXSTRINGLEN - 1 bytes (a character that does not fit ends it).
+ * Returns 0, or -1 with the error message of stap's functions in MSG. */
+static int read_utf(struct interp *I, uint64_t addr, unsigned unit,
+		    struct maptap_script_buf *b, char msg[128])
+{
+	struct uwin w = { .pid = cur_pid(I) };
+	size_t room = I->lim.maxstringlen;
+	uint64_t at = addr;
+	uint32_t c;
+	bool ok;
+	int n;
+
+	maptap_script_buf_clear(b);
+	if (maptap_script_buf_reserve(b, room) < 0)
+		return -ENOMEM;
+	for (; room > 1; at += unit) {
+		ok = unit == 4 ? uwin_get(&w, at, 4, &c) : utf16_next(&w, &at,
+								       &c);
+		if (!ok) {
+			snprintf(msg, 128, "user string copy fault at 0x%"
+				 PRIx64 " [man error::fault]", at);
+			return -1;
+		}
+		if (c == 0)
+			break;
+		n = utf8_put(b->s + b->len, room, c);
+		if (n < 0) {
+			snprintf(msg, 128, "invalid UTF-%u character U+%X at "
+				 "0x%" PRIx64, unit * 8, c, at);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		b->len += (size_t)n;
+		room -= (size_t)n;
+	}
+	b->s[b->len] = '\0';
+	return 0;
+}
+
+/* The six UTF functions: the plain form raises, the two-argument forms
+ * return ALT, the quoted forms quote or give the address. */
+static void call_utf(struct interp *I, struct node *n, int id,
+		     uint64_t addr, const char *alt,
+		     struct maptap_script_buf *raw, struct maptap_script_buf *b)
+{
+	unsigned unit = id <= U_UTF32_QUOTED ? 4 : 2;
+	bool quote = id == U_UTF32_QUOTED || id == U_UTF16_QUOTED;
+	char msg[128];
+	int rc = read_utf(I, addr, unit, quote ? raw : b, msg);
+
+	if (rc == -ENOMEM)
+		check(I, n, rc);
+	if (rc < 0) {
+		maptap_script_buf_clear(b);
+		if (quote)
+			check(I, n, add_hex(b, addr));
+		else if (alt)
+			check(I, n, maptap_script_buf_adds(b, alt));
+		else
+			tr_rt_error(I, n->tok, "%s", msg);
+		return;
+	}
+	if (quote && maptap_script_text_strn(I->ctx, raw->s, raw->len, 0, 1,
+					     b) < 0)
+		tr_rt_ctx_error(I, n->tok);
+}
+
+/* ---- dispatch ---- */
+
+static void call_string(struct interp *I, struct node *n, int id,
+			struct sref *s)
+{
+	uint64_t addr = (uint64_t)arg_l(I, n, 0);
+	struct string_call c = { .n = INT64_MAX };
+	const struct maptap_module_info *m;
+	struct maptap_module_desc d;
+	struct maptap_script_buf *b;
+
+	if (id >= U_STRING && id <= U_STRING_N2_QUOTED)
+		string_args(I, n, id, &c);
+	if (id >= U_UTF32 && id <= U_UTF16_QUOTED && n->list.n > 1)
+		c.alt = arg_s(I, n, 1).p;
+	/* temporaries only after the arguments: evaluating one may grow
+	 * (and move) the array they live in */
+	b = tr_tmp_get(I);
+	switch (id) {
+	case U_USYMNAME:
+	case U_USYMDATA:
+	case U_USYMFILE:
+	case U_USYMLINE:
+	case U_USYMFILELINE:
+		check(I, n, format_sym(I, id, addr, b));
+		break;
+	case U_UMODNAME:
+		m = find_module(I, n, addr, &d);
+		check(I, n, maptap_script_buf_adds(b, m->path));
+		break;
+	case U_UMODBUILDID:
+		m = find_module(I, n, addr, &d);
+		if (m->build_id)
+			check(I, n, maptap_script_buf_adds(b, m->build_id));
+		break;
+	case U_VMA_PERMS:
+	case U_VMA_NAME:
+	case U_VMA_SEGMENT_KIND:
+	case U_VMA_MODULE:
+		check(I, n, call_vma_string(I, n, id, addr, b));
+		break;
+	case U_UTF32:
+	case U_UTF32_2:
+	case U_UTF32_QUOTED:
+	case U_UTF16:
+	case U_UTF16_2:
+	case U_UTF16_QUOTED:
+	{
+		struct maptap_script_buf *raw = b;
+
+		b = tr_tmp_get(I);
+		call_utf(I, n, id, addr, c.alt, raw, b);
+		break;
+	}
+	default:
+		b = call_user_string(I, n, addr, &c, b);
+	}
+	result(I, b, s);
+}
 
 static void call(struct interp *I, struct node *n, int64_t *l,
 		 struct sref *s)
 {
-	(void)I;
-	(void)n;
-	(void)s;
+	int id = n->builtin;
+	struct maptap_module_desc d;
+	uint64_t addr;
+
 	*l = 0;
+	if (id >= U_READER0) {
+		*l = call_reader(I, n, &readers[id - U_READER0]);
+		return;
+	}
+	switch (id) {
+	case U_UADDR:
+		*l = uaddr(I);
+		return;
+	case U_REGISTER:
+	case U_U_REGISTER:
+		*l = reg_value(I, n, id == U_REGISTER);
+		return;
+	case U_UMODADDR:
+		addr = (uint64_t)arg_l(I, n, 0);
+		*l = (int64_t)(addr - find_module(I, n, addr, &d)->bias);
+		return;
+	case U_VMA_MAPPED:
+	case U_VMA_START:
+	case U_VMA_END:
+	case U_VMA_OFFSET:
+		*l = call_vma_long(I, n, id);
+		return;
+	}
+	call_string(I, n, id, s);
 }
 
 const struct tr_builtin_group tr_builtins_user = {
 	.table = table,
-	.n = 0,
+	.n = sizeof(table) / sizeof(table[0]),
 	.call = call,
 };

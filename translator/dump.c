@@ -391,6 +391,10 @@ void tr_dump_file(struct tr_session *s, FILE *out, const struct tr_file *f)
 		dump_points(out, &a->points);
 		fputc(' ', out);
 		tr_dump_node(out, a->body, 0);
+		if (a->body2) {
+			fputs(", ", out);
+			tr_dump_node(out, a->body2, 0);
+		}
 		fputc('\n', out);
 	}
 	for (i = 0; i < f->probes.n; i++) {

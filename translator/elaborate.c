@@ -1121,6 +1121,12 @@ static void expand_alias(struct elab *e, const struct tr_probe_point *pp,
 		else
 			dp->prologue = dp->prologue ?
 				wrap_body(e->s, dp->prologue, b) : b;
+		if (alias->body2) {
+			b = clone(e->s, alias->body2);
+			b->file = alias->file;
+			dp->epilogue = dp->epilogue ?
+				wrap_body(e->s, b, dp->epilogue) : b;
+		}
 		dp->cond = and_cond(e->s, dp->cond, clone(e->s, pp->cond));
 		vec_push(&e->s->arena, out, dp);
 	}
@@ -1137,7 +1143,9 @@ static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
 		e->alias_depth--;
 		return;
 	}
-	for (i = 0; i < e->files.n && out->n == before; i++) {
+	/* Every file's aliases: a wildcard (syscall.*) spans the tapset
+	 * files, and stap joins same-named aliases from several files. */
+	for (i = 0; i < e->files.n; i++) {
 		struct tr_file *f = e->files.v[i];
 
 		for (k = 0; k < f->aliases.n; k++) {

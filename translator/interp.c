@@ -66,17 +66,27 @@ struct maptap_script_buf *tr_tmp_get(struct interp *I)
 {
 	struct maptap_script_buf *b;
 
+	/* A temporary must stay where it is while later ones are taken (a
+	 * builtin takes its result buffer, then evaluates arguments that
+	 * take more): the table holds pointers, each buffer is its own
+	 * allocation, and growing the table moves no buffer. */
 	if (I->ntmp == I->tmp_cap) {
 		size_t cap = I->tmp_cap ? I->tmp_cap * 2 : 64;
+		struct maptap_script_buf **v;
 
-		b = realloc(I->tmp, cap * sizeof(*b));
-		if (!b)
+		v = realloc(I->tmp, cap * sizeof(*v));
+		if (!v)
 			tr_rt_error(I, I->err_tok, "out of memory");
-		memset(b + I->tmp_cap, 0, (cap - I->tmp_cap) * sizeof(*b));
-		I->tmp = b;
+		memset(v + I->tmp_cap, 0, (cap - I->tmp_cap) * sizeof(*v));
+		I->tmp = v;
 		I->tmp_cap = cap;
 	}
-	b = &I->tmp[I->ntmp++];
+	if (!I->tmp[I->ntmp]) {
+		I->tmp[I->ntmp] = calloc(1, sizeof(**I->tmp));
+		if (!I->tmp[I->ntmp])
+			tr_rt_error(I, I->err_tok, "out of memory");
+	}
+	b = I->tmp[I->ntmp++];
 	maptap_script_buf_clear(b);
 	return b;
 }

@@ -81,7 +81,8 @@ struct interp {
 	size_t stack_slots;
 	size_t frame;			/* base of the current frame */
 	size_t frame_size;
-	struct maptap_script_buf *tmp;	/* temporaries, used as a stack */
+	struct maptap_script_buf **tmp;	/* temporaries, used as a stack;
+					 * each buffer never moves */
 	size_t ntmp, tmp_cap;
 	struct maptap_script_buf out;	/* pending script output */
 	FILE *outf;

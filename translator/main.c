@@ -39,6 +39,8 @@ static void usage(FILE *fp)
 	      "  -I DIR       search DIR for tapsets too\n"
 	      "  -T SECS      stop after SECS seconds\n"
 	      "  -d MODULE, --ldd   accepted for stap compatibility; no effect\n"
+	      "  --runtime=dyninst, --dyninst  accepted (maptap's runtime is user\n"
+	      "               space); other runtimes are refused\n"
 	      "  --json       write events as JSON Lines\n"
 	      "  --verify     check the model against /proc/PID/maps after each event\n"
 	      "  --maps=SRC   read VMAs with auto, query (PROCMAP_QUERY) or text\n"
@@ -89,7 +91,20 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
-enum { OPT_JSON = 256, OPT_VERIFY, OPT_MAPS, OPT_NO_SECCOMP, OPT_LDD };
+enum { OPT_JSON = 256, OPT_VERIFY, OPT_MAPS, OPT_NO_SECCOMP, OPT_LDD,
+       OPT_RUNTIME, OPT_DYNINST };
+
+/* stap(1) --runtime=MODE: kernel (stap's default), dyninst or bpf.
+ * maptap's runtime is in user space, the one stap calls dyninst, and the
+ * tapsets are already read for it; the others are refused. */
+static int check_runtime(const char *mode)
+{
+	if (strcmp(mode, "dyninst") == 0)
+		return 0;
+	return refuse("--runtime=%s: maptap runs scripts in user space, as "
+		      "stap's dyninst runtime does; only --runtime=dyninst "
+		      "is accepted", mode);
+}
 
 static int parse_args(int argc, char **argv, struct driver_opts *o)
 {
@@ -99,6 +114,8 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 		{ "maps", required_argument, NULL, OPT_MAPS },
 		{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
 		{ "ldd", no_argument, NULL, OPT_LDD },
+		{ "runtime", required_argument, NULL, OPT_RUNTIME },
+		{ "dyninst", no_argument, NULL, OPT_DYNINST },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -163,6 +180,12 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 		case 'd':
 		case OPT_LDD:
 			break;	/* every mapped module always has symbols */
+		case OPT_RUNTIME:
+			if (check_runtime(optarg))
+				return 1;
+			break;
+		case OPT_DYNINST:
+			break;	/* stap's shorthand for --runtime=dyninst */
 		case OPT_JSON:
 			o->json = true;
 			break;

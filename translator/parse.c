@@ -350,18 +350,51 @@ static struct node *parse_value(struct parser *p)
 	fail(p, t, "expected literal string or number");
 }
 
+/* An expression as source text, for the target expressions built on it. */
+static char *node_text(struct parser *p, const struct node *n)
+{
+	char *buf = NULL, *out;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return "...";
+	tr_dump_node(f, n, 0);
+	fclose(f);
+	out = arena_strdup(&p->s->arena, buf ? buf : "");
+	free(buf);
+	return out;
+}
+
+/* Does V, followed by T, start a target expression on a value (stap's
+ * "autocast"): l_map->l_name on a local, task_current()->tgid on a
+ * call's result, (@cast(...))[i] or &(__args)[0] on a parenthesized
+ * expression?  An identifier's own [ is an array index, already read. */
+static bool starts_autocast(const struct node *v, const struct token *t,
+			    bool parenthesized)
+{
+	if (tok_op(t, "->"))
+		return v->kind != N_NUM && v->kind != N_STR;
+	if (!tok_op(t, "["))
+		return false;
+	return parenthesized || v->kind == N_CALL || v->kind == N_INDEX;
+}
+
 static struct node *parse_postfix(struct parser *p)
 {
+	bool paren = tok_op(peek(p, 0), "(");
 	struct node *v = parse_value(p);
 	const struct token *t = peek(p, 0);
 
-	/* A local holding a typed pointer ("autocast", as tapsets write
-	 * l_map->l_name): a target expression like @cast(...)->f, refused
-	 * at pass 2 with the other target variables. */
-	if (v->kind == N_VAR && tok_op(t, "->")) {
+	/* A value used as a typed pointer: a target expression like
+	 * @cast(...)->f, refused at pass 2 with the other target
+	 * variables. */
+	if (starts_autocast(v, t, paren)) {
 		struct node *n = node_new(p->s, N_TARGET, v->tok);
+		char *base = v->kind == N_VAR ? (char *)v->tok->text :
+			arena_printf(&p->s->arena, "(%s)", node_text(p, v));
 
-		n->str = target_suffix(p, (char *)v->tok->text);
+		n->str = target_suffix(p, base);
 		return n;
 	}
 
@@ -1072,6 +1105,15 @@ static void parse_probe(struct parser *p, const struct token *kw)
 				 parse_probe_point(p));
 		} while (accept_op(p, ","));
 		pr->body = parse_block(p);
+		/* stap 4.x: "probe a = PP { prologue }, { epilogue }", as
+		 * the syscall tapsets write their @probewrite epilogues. */
+		if (tok_op(peek(p, 0), ",")) {
+			if (pr->epilogue)
+				fail(p, peek(p, 0), "Combined prologue and "
+				     "epilogue cannot be defined with '+='");
+			next(p);
+			pr->body2 = parse_block(p);
+		}
 		vec_push(&p->s->arena, &p->file->aliases, pr);
 		return;
 	}

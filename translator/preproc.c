@@ -172,6 +172,11 @@ static bool eval_term(struct pp *pp, int *i, int hi, bool *ok)
 	}
 	if (r->type == TOK_NUMBER)
 		return apply_cmp(op->text, version_cmp(lv, r->text));
+	/* CONFIG_NR_CPUS >= CONFIG_SPLIT_PTLOCK_CPUS (linux/proc_mem.stp):
+	 * two kernel options, neither known in user space: false. */
+	if (r->type == TOK_IDENT && !strncmp(r->text, "CONFIG_", 7) &&
+	    !strncmp(l->text, "CONFIG_", 7))
+		return false;
 	if (r->type != TOK_STRING) {
 		tr_parse_error(pp->s, r, "expected string literal");
 		*ok = false;

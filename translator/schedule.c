@@ -140,8 +140,10 @@ void tr_interp_fini(struct interp *I)
 	}
 	for (i = 0; I->stack && i < I->stack_slots; i++)
 		maptap_script_buf_free(&I->stack[i].s);
-	for (i = 0; i < I->tmp_cap; i++)
-		maptap_script_buf_free(&I->tmp[i]);
+	for (i = 0; i < I->tmp_cap && I->tmp[i]; i++) {
+		maptap_script_buf_free(I->tmp[i]);
+		free(I->tmp[i]);
+	}
 	free(I->tmp);
 	free(I->globals);
 	free(I->stack);

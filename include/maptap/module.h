@@ -104,6 +104,13 @@ struct maptap_module_desc {
 	bool has_segment;		/* SEGMENT is set */
 	struct maptap_module_info module;
 	struct maptap_segment_info segment;
+	/* The VMA is anonymous memory that a program mapped over this
+	 * file segment with MAP_FIXED (or mremap) and filled itself, as
+	 * programs that move their text onto huge pages do: it keeps the
+	 * segment's module and symbols, but its bytes are the program's
+	 * copy, not necessarily the file's.  Only seen through events (a
+	 * snapshot cannot tell such memory from any other). */
+	bool anon;
 };
 
 enum maptap_module_event_kind {

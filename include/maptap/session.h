@@ -192,7 +192,10 @@ ssize_t maptap_read_user(pid_t pid, uint64_t addr, void *buf, size_t len);
  * the caller can run timers and call it again.  DEADLINE_NS 0: no
  * deadline.  A stop that arrives before the deadline is always handled
  * first; no event is lost or reordered by returning.  Returns 0 when
- * tracing ended, 1 at the deadline, -errno when waiting fails. */
+ * tracing ended, 1 at the deadline, -errno when waiting fails.  With a
+ * deadline it blocks SIGCHLD in the calling thread while it runs and
+ * waits for it with sigtimedwait(2) (docs/tracer.md): a multi-threaded
+ * caller must keep SIGCHLD blocked in its other threads. */
 int maptap_session_run_until(struct maptap_session *s, uint64_t deadline_ns);
 
 /* Copy the counters of S into *OUT. */

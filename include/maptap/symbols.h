@@ -24,7 +24,12 @@
  *     STB_WEAK beats STB_LOCAL, then the smaller st_size, then the first
  *     in libdwfl's table order (as eu-addr2line(1) chooses).
  *   - source file and line come from DWARF .debug_line
- *     (dwfl_module_getsrc), in the debuginfo file when separate.
+ *     (dwfl_module_getsrc), in the debuginfo file when separate: the row
+ *     of the line table, i.e. the innermost inlined line at an address
+ *     in inlined code, exactly what eu-addr2line(1) prints without -i
+ *     (the inline chain is not reported); a file name the table gives
+ *     relative is joined to its compilation unit's DW_AT_comp_dir, as
+ *     eu-addr2line prints it.
  *
  * Names are raw (mangled) unless MAPTAP_SYM_DEMANGLE is given; demangling
  * uses the Itanium C++ ABI demangler of libstdc++ (__cxa_demangle, loaded
@@ -69,7 +74,10 @@ struct maptap_sym_info {
 	uint64_t module_addr;	/* address - bias: the ELF vaddr, bytes */
 	struct maptap_sym func;	/* with MAPTAP_SYM_FUNC */
 	struct maptap_sym data;	/* with MAPTAP_SYM_DATA */
-	const char *src_file;	/* with MAPTAP_SYM_LINE; NULL: unknown */
+	const char *src_file;	/* with MAPTAP_SYM_LINE; NULL: unknown.
+				 * Owned by the tracker; a name joined to
+				 * its DW_AT_comp_dir is valid until the
+				 * next lookup, others until it is freed */
 	int src_line;		/* 0: unknown */
 };
 

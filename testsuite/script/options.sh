@@ -1,7 +1,8 @@
 #!/bin/sh
 # options.sh -- the command-line options the translator honours: -v pass
 # reports, -o FILE, -G NAME=VALUE, -T SECS, -w, and SIGINT ending a
-# script that runs until interrupted (end probes then run, as in stap).
+# script that runs until interrupted (end probes then run, as in stap),
+# --runtime=MODE.
 . "$top_srcdir/testsuite/lib/tap.sh"
 
 maptap=${MAPTAP:-$top_builddir/maptap}
@@ -54,4 +55,22 @@ fi
 
 out=$("$maptap" -p2 -e 'probe timer.hz(50), timer.us(20000).randomize(100) { exit() }' | grep '^timer')
 if [ "$(echo "$out" | wc -l)" = 2 ]; then ok "timer.hz and .randomize resolve"; else fail "timer.hz and .randomize resolve"; fi
+# --runtime=MODE as stap(1) has it: maptap is the user-space runtime.
+out=$("$maptap" --runtime=dyninst -e 'probe begin { println("dyninst"); exit() }' 2>&1)
+out2=$("$maptap" --dyninst -e 'probe begin { println("dyninst"); exit() }' 2>&1)
+if [ "$out" = dyninst ] && [ "$out2" = dyninst ]; then
+	ok "--runtime=dyninst and --dyninst are accepted"
+else
+	diag "$out"; diag "$out2"; fail "--runtime=dyninst and --dyninst are accepted"
+fi
+for mode in kernel bpf; do
+	err=$("$maptap" --runtime=$mode -e 'probe begin { println("ran"); exit() }' 2>&1)
+	rc=$?
+	want="maptap: --runtime=$mode: maptap runs scripts in user space, as stap's dyninst runtime does; only --runtime=dyninst is accepted"
+	if [ $rc -ne 0 ] && [ "$err" = "$want" ]; then
+		ok "--runtime=$mode is refused with the reason"
+	else
+		diag "rc=$rc $err"; fail "--runtime=$mode is refused with the reason"
+	fi
+done
 tap_done

@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
@@ -281,32 +282,73 @@ def vdso_symbols(pid, start, end):
     return res, loads(path)
 
 
+def check_vdso(label, pid, rng, *opts):
+    """clock_gettime+1 in the vdso at RNG of PID resolves to a vdso
+    symbol of that value (readelf on the image read from the process)."""
+    syms, phdrs = vdso_symbols(pid, *rng)
+    base = min(p[3] for p in phdrs if p[1] == "LOAD")
+    cg = [v for v, n in syms.items() if "clock_gettime" in n]
+    if not t.ok(cg, "%s: readelf finds clock_gettime in the vdso" % label):
+        return
+    r = query(pid, [rng[0] + cg[0] - base + 1], *opts)[0] or {}
+    t.eq((r.get("module") or {}).get("type"), "vdso",
+         "%s: vdso module type" % label)
+    t.eq((r.get("module") or {}).get("path"), "[vdso]",
+         "%s: vdso module name" % label)
+    f = r.get("func") or {}
+    t.ok(f.get("name") in syms[cg[0]] and f.get("offset") == "0x1",
+         "%s: clock_gettime+1 resolves to %s+1 (one of %s)" %
+         (label, f.get("name"), syms[cg[0]]))
+
+
+def vdso_in_maps(pid):
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            if line.rstrip().endswith("[vdso]"):
+                a, b = line.split()[0].split("-")
+                return int(a, 16), int(b, 16)
+    return None
+
+
 def test_vdso():
+    """The vdso by its [vdso] name, and by AT_SYSINFO_EHDR alone when
+    the name is hidden (symquery -A)."""
     exe = t.build("m_main", out=os.path.join(t.tmpdir(), "m_main_vdso"))
     tg = Target(exe)
     try:
-        rng = None
-        with open("/proc/%d/maps" % tg.pid) as f:
-            for line in f:
-                if line.rstrip().endswith("[vdso]"):
-                    a, b = line.split()[0].split("-")
-                    rng = (int(a, 16), int(b, 16))
+        rng = vdso_in_maps(tg.pid)
         if not t.ok(rng and rng[0] == tg.vdso, "vdso at AT_SYSINFO_EHDR"):
             return
-        syms, phdrs = vdso_symbols(tg.pid, *rng)
-        base = min(p[3] for p in phdrs if p[1] == "LOAD")
-        cg = [v for v, n in syms.items() if "clock_gettime" in n]
-        if not t.ok(cg, "readelf finds clock_gettime in the vdso"):
-            return
-        r = query(tg.pid, [rng[0] + cg[0] - base + 1])[0] or {}
-        t.eq((r.get("module") or {}).get("type"), "vdso", "vdso module type")
-        t.eq((r.get("module") or {}).get("path"), "[vdso]", "vdso module name")
-        f = r.get("func") or {}
-        t.ok(f.get("name") in syms[cg[0]] and f.get("offset") == "0x1",
-             "clock_gettime+1 resolves to %s+1 (one of %s)" %
-             (f.get("name"), syms[cg[0]]))
+        check_vdso("vdso", tg.pid, rng)
+        check_vdso("nameless vdso", tg.pid, rng, "-A")
     finally:
         tg.stop()
+
+
+def test_vdso_moved():
+    """A vdso moved with mremap (as CRIU restores it): found at its new
+    place by its name; AT_SYSINFO_EHDR still says the old place, where
+    the target then maps nameless code that is not ELF: not the vdso,
+    even when the vdso is looked for through AT_SYSINFO_EHDR (-A)."""
+    exe = t.build("m_vdso_move", out=os.path.join(t.tmpdir(), "m_vdso_move"))
+    p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    try:
+        w = p.stdout.readline().split()
+        if not t.ok(w and w[0] == "vdso" and p.stdout.readline() ==
+                    "ready\n", "the target moved its vdso"):
+            return
+        old, new, size, aux = (int(x, 16) for x in w[1:5])
+        t.ok(vdso_in_maps(p.pid) == (new, new + size) and aux == old,
+             "maps shows [vdso] at the new place, auxv the old one")
+        check_vdso("moved vdso", p.pid, (new, new + size))
+        for opts in ((), ("-A",)):
+            r = query(p.pid, [old + 16], *opts)[0] or {}
+            t.eq(r.get("module"), None,
+                 "moved vdso%s: the code at the old place is no module" %
+                 (" -A" if opts else ""))
+    finally:
+        p.communicate("x\n")
 
 
 def test_debuginfo():
@@ -490,6 +532,78 @@ def test_traced():
          now)
 
 
+def traced(args, out):
+    """symquery -t ARGS with the child's stdout in OUT: (process, events
+    up to "end", {tag: {name: addr}} and other lines of OUT)."""
+    p = subprocess.Popen([SYMQUERY, "-t", "-o", out] + args,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True)
+    events = []
+    for line in p.stdout:
+        ev = json.loads(line)
+        if ev["event"] == "end":
+            break
+        events.append(ev)
+    syms, other = {}, []
+    with open(out) as f:
+        for line in f:
+            w = line.split()
+            if w and w[0] == "sym":
+                syms.setdefault(w[1], {})[w[2]] = int(w[3], 16)
+            elif w:
+                other.append(w)
+    return p, events, syms, other
+
+
+def test_textcopy():
+    """A program that maps anonymous memory over its own text with
+    MAP_FIXED, copies the bytes back and makes it r-x (text moved onto
+    huge pages): the copy keeps the executable's module, segment and
+    symbols."""
+    d = t.tmpdir()
+    t.build("m_copier", shared=True, out=os.path.join(d, "libm_copier.so"))
+    exe = t.build("m_textcopy", "-L" + d, "-lm_copier", "-Wl,-rpath," + d,
+                  out=os.path.join(d, "m_textcopy"))
+    p, events, syms, other = traced([exe], os.path.join(d, "textcopy.out"))
+    text = [w for w in other if w[0] == "text"]
+    if not t.ok(text and "main" in syms, "the target copied its text"):
+        p.kill()
+        p.communicate()
+        return
+    lo, hi = int(text[0][1], 16), int(text[0][2], 16)
+    pid = events[0]["pid"]
+    s = syms["main"]
+    t.ok(lo <= s["m_tc_func"] < hi and lo <= s["main"] < hi,
+         "its functions lie in the copied range")
+    rep = [e for e in events if e["event"] == "replace" and
+           int(e["start"], 16) == lo and int(e["end"], 16) == hi]
+    seg = rep and rep[0].get("segment") or {}
+    t.ok(rep and (rep[0].get("module") or {}).get("path") == exe and
+         seg.get("kind") == "text" and seg.get("anon") is True,
+         "the MAP_FIXED replace event keeps the module and text segment, "
+         "marked anon: %s" % (rep and rep[0]))
+    prot = [e for e in events if e["event"] == "protect" and
+            int(e["start"], 16) == lo]
+    t.ok(prot and (prot[0].get("segment") or {}).get("anon") is True,
+         "so does the mprotect to r-x")
+    sizes = nm(exe)
+    cases = [("func", "m_tc_func", 1), ("func", "m_tc_other", 5),
+             ("func", "main", 0), ("data", "m_tc_data", 2)]
+    q = "".join("%d 0 %x\n" % (pid, s[n] + o) for _, n, o in cases)
+    ans, _ = p.communicate(q, timeout=60)
+    ans = [json.loads(l) for l in ans.splitlines()]
+    if not t.eq(len(ans), len(cases), "answers after the run"):
+        return
+    for (kind, name, off), r in zip(cases, ans):
+        check_sym(r, kind, name, s[name], off, sizes[name][1],
+                  "text copy: %s+%d" % (name, off))
+    t.eq((ans[0].get("module") or {}).get("path"), exe,
+         "text copy: module is the executable")
+    seg = ans[0].get("segment") or {}
+    t.eq((seg.get("kind"), seg.get("anon")), ("text", True),
+         "text copy: text segment, anon")
+
+
 def test_jit():
     """JIT code described in /tmp/perf-PID.map, including a line the
     target appends later."""
@@ -531,11 +645,42 @@ def test_jit():
         p.communicate("x\n")
 
 
+def agree_with_eu(label, pid, want_both):
+    """Text, read-only and data addresses across every ELF file PID maps:
+    wherever eu-addr2line names a symbol and maptap names one (function
+    or data), they are the same; data addresses included."""
+    addrs, data = [], set()
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            w = line.split()
+            if len(w) >= 6 and w[1] in ("r-xp", "r--p", "rw-p") and \
+                    w[5].startswith("/") and "locale" not in w[5]:
+                a, b = (int(x, 16) for x in w[0].split("-"))
+                some = list(range(a + 13, b, max((b - a) // 60, 1)))
+                addrs += some
+                if w[1] != "r-xp":
+                    data.update(some)
+    eu = eu_names(pid, addrs)
+    res = query(pid, addrs)
+    both, both_data, bad = 0, 0, []
+    for a, e, r in zip(addrs, eu, res):
+        n = r and (r["func"] or r["data"] or {}).get("name")
+        if not e or e.startswith("()") or not n:
+            continue
+        both += 1
+        both_data += a in data and bool(r["data"])
+        if e != n:
+            bad.append((hex(a), e, n))
+    t.ok(both > want_both, "%s: %d of %d addresses named by both" %
+         (label, both, len(addrs)))
+    t.ok(both_data > 0, "%s: %d of them data symbols in r--/rw- mappings" %
+         (label, both_data))
+    if not t.ok(not bad, "%s: maptap and eu-addr2line agree" % label):
+        t.diag("\n".join(map(str, bad[:20])))
+
+
 def test_python_against_eu():
-    """A real program: python3 (this interpreter) waiting on stdin.  Text,
-    read-only and data addresses across every ELF file it maps; wherever
-    eu-addr2line names a symbol and maptap names one (function or data),
-    they are the same."""
+    """A real program: python3 (this interpreter) waiting on stdin."""
     if not shutil.which("eu-addr2line"):
         t.skip("eu-addr2line not installed")
         return
@@ -546,30 +691,107 @@ def test_python_against_eu():
                          text=True)
     p.stdout.readline()
     try:
-        addrs = []
-        with open("/proc/%d/maps" % p.pid) as f:
-            for line in f:
-                w = line.split()
-                if len(w) >= 6 and w[1] in ("r-xp", "r--p", "rw-p") and \
-                        w[5].startswith("/") and "locale" not in w[5]:
-                    a, b = (int(x, 16) for x in w[0].split("-"))
-                    addrs += list(range(a + 13, b, max((b - a) // 60, 1)))
-        eu = eu_names(p.pid, addrs)
-        res = query(p.pid, addrs)
-        both, bad = 0, []
-        for a, e, r in zip(addrs, eu, res):
-            n = r and (r["func"] or r["data"] or {}).get("name")
-            if not e or e.startswith("()") or not n:
-                continue
-            both += 1
-            if e != n:
-                bad.append((hex(a), e, n))
-        t.ok(both > 200, "python3: %d of %d addresses named by both" %
-             (both, len(addrs)))
-        if not t.ok(not bad, "python3: maptap and eu-addr2line agree"):
-            t.diag("\n".join(map(str, bad[:20])))
+        agree_with_eu("python3", p.pid, 200)
     finally:
         p.communicate("x\n")
+
+
+def test_cxx_against_eu():
+    """A C++ program (m_cxx, with libstdc++ mapped) waiting on stdin."""
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if not cxx or not shutil.which("eu-addr2line"):
+        t.skip("no C++ compiler or eu-addr2line")
+        return
+    exe = os.path.join(t.tmpdir(), "m_cxx_eu")
+    r = subprocess.run([cxx, "-O2", "-g", "-o", exe,
+                        os.path.join(t.TARGETS, "m_cxx.cc")],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    if not t.ok(r.returncode == 0, "build the C++ target"):
+        t.diag(r.stdout)
+        return
+    tg = Target(exe)
+    try:
+        with open("/proc/%d/maps" % tg.pid) as f:
+            t.ok("libstdc++" in f.read(), "C++: libstdc++ is mapped")
+        agree_with_eu("C++", tg.pid, 200)
+    finally:
+        tg.stop()
+
+
+def test_ls_against_eu():
+    """ls, blocked writing a long listing into a pipe nobody reads: it
+    sits in write(2) (/proc/PID/syscall says 1) with every library
+    mapped."""
+    ls = shutil.which("ls")
+    if not ls or not shutil.which("eu-addr2line"):
+        t.skip("no ls or eu-addr2line")
+        return
+    p = subprocess.Popen([ls, "-lR", "/usr"], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL)
+    try:
+        state = ""
+        for _ in range(6000):
+            with open("/proc/%d/syscall" % p.pid) as f:
+                state = f.read().split()
+            if state and state[0] == "1":
+                break
+            time.sleep(0.01)
+        if not t.ok(state and state[0] == "1", "ls blocks in write(2)"):
+            return
+        agree_with_eu("ls", p.pid, 100)
+    finally:
+        p.kill()
+        p.communicate()
+
+
+def eu_lines(pid, addrs, inline):
+    """{addr: [(file, line), ...]} from eu-addr2line -a (-i: the inline
+    chain, innermost first)."""
+    r = subprocess.run(["eu-addr2line", "--pid=%d" % pid, "-a"] +
+                       (["-i"] if inline else []) +
+                       ["0x%x" % a for a in addrs], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    res, cur = {}, None
+    for line in r.stdout.splitlines():
+        if line.startswith("0x"):
+            cur = res.setdefault(int(line, 16), [])
+        elif cur is not None:
+            m = re.match(r"^(.*?):(\d+)(?::\d+)?$", line)
+            cur.append((m.group(1), int(m.group(2))) if m else (None, 0))
+    return res
+
+
+def test_inline_lines():
+    """Source lines in a function with inlined calls (m_inline.c, -O2 -g):
+    for every byte of the caller, maptap's file:line is eu-addr2line's
+    (without -i: the line-table row, i.e. the innermost inlined line).
+    The inline chain (eu-addr2line -i) is not reported, see
+    docs/modules.md."""
+    if not shutil.which("eu-addr2line"):
+        t.skip("eu-addr2line not installed")
+        return
+    exe = t.build("m_inline", "-O2", out=os.path.join(t.tmpdir(), "m_inline"))
+    tg = Target(exe)
+    try:
+        f = tg.syms["main"]["m_in_caller"]
+        addrs = list(range(f, f + nm(exe)["m_in_caller"][1]))
+        chains = eu_lines(tg.pid, addrs, True)
+        plain = eu_lines(tg.pid, addrs, False)
+        res = query(tg.pid, addrs, "-l")
+        inlined = [a for a in addrs if len(chains.get(a, [])) > 1]
+        t.ok(inlined, "eu-addr2line -i sees inlined code at %d of %d "
+             "addresses" % (len(inlined), len(addrs)))
+        bad = [(hex(a), plain.get(a), r and (r["file"], r["line"]))
+               for a, r in zip(addrs, res)
+               if [(r and r["file"], r and r["line"])] != plain.get(a)]
+        if not t.ok(not bad, "file:line equal to eu-addr2line's for all %d "
+                    "bytes of m_in_caller" % len(addrs)):
+            t.diag("\n".join(map(str, bad[:10])))
+        t.ok(all(chains[a][0] == plain[a][0] for a in inlined),
+             "which is the innermost entry of the inline chain")
+    finally:
+        tg.stop()
 
 
 def test_cxx():
@@ -619,19 +841,21 @@ def test_cxx():
         tg.stop()
 
 
+TESTS = [test_executables, test_libraries, test_vdso, test_vdso_moved,
+         test_debuginfo,
+         test_against_eu, test_python_against_eu, test_cxx_against_eu,
+         test_ls_against_eu, test_inline_lines, test_cxx, test_traced,
+         test_textcopy, test_jit]
+
+
 def main():
+    """Run every test, or those named on the command line."""
     if not os.access(SYMQUERY, os.X_OK):
         t.skip("symquery not built (make check builds it)")
         t.done()
-    test_executables()
-    test_libraries()
-    test_vdso()
-    test_debuginfo()
-    test_against_eu()
-    test_python_against_eu()
-    test_cxx()
-    test_traced()
-    test_jit()
+    for fn in TESTS:
+        if len(sys.argv) < 2 or fn.__name__ in sys.argv[1:]:
+            fn()
     t.done()
 
 

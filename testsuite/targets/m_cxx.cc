@@ -1,7 +1,10 @@
 // m_cxx.cc -- C++ target for the demangling test: prints the addresses of
 // a namespaced function, a template instance and a static member, then
-// "ready", and waits for a line on stdin.
+// "ready", and waits for a line on stdin.  It formats one line with an
+// ostringstream so that libstdc++ itself is mapped (the comparison with
+// eu-addr2line covers a real C++ library).
 #include <cstdio>
+#include <sstream>
 
 namespace maptap_test {
 struct widget {
@@ -27,6 +30,9 @@ int main()
 	std::printf("sym cxx compute %p\n", (void *)&maptap_test::compute);
 	std::printf("sym cxx twice %p\n", (void *)tw);
 	std::printf("sym cxx counter %p\n", (void *)&maptap_test::widget::counter);
+	std::ostringstream note;
+	note << "note counter " << maptap_test::widget::counter;
+	std::printf("%s\n", note.str().c_str());
 	std::printf("ready\n");
 	std::fflush(stdout);
 	if (!std::fgets(line, sizeof(line), stdin))

@@ -16,6 +16,8 @@
  *              blocked one), then exit_group from main
  *   fork       fork; the child makes MARK(1) and exits; the parent waits
  *   exec       MARK(1), then execs itself in mode "raw"
+ *   texec      a second thread execs itself in mode "raw" while the
+ *              main thread blocks on a pipe
  *   pipe FD    read one byte from FD, then MARK(2), exit 0
  *   attach R W write one byte to W, read one from R, MARK patterns, exit
  */
@@ -161,6 +163,29 @@ static int do_exec(const char *self)
 	return 50;
 }
 
+static const char *self_path;
+
+static void *exec_thread(void *arg)
+{
+	execl(self_path, self_path, "raw", (char *)NULL);
+	return arg;
+}
+
+static int do_texec(const char *self)
+{
+	pthread_t t;
+	char c;
+
+	self_path = self;
+	if (pipe(block_fd) != 0 ||
+	    pthread_create(&t, NULL, exec_thread, NULL))
+		return 55;
+	/* Never written: the exec ends this thread. */
+	if (read(block_fd[0], &c, 1) < 0)
+		return 56;
+	return 57;
+}
+
 static int do_pipe(const char *fd)
 {
 	char c;
@@ -197,11 +222,13 @@ int main(int argc, char **argv)
 		return do_fork();
 	if (!strcmp(mode, "exec"))
 		return do_exec(argv[0]);
+	if (!strcmp(mode, "texec"))
+		return do_texec(argv[0]);
 	if (!strcmp(mode, "pipe") && argc > 2)
 		return do_pipe(argv[2]);
 	if (!strcmp(mode, "attach") && argc > 3)
 		return do_attach(argv[2], argv[3]);
-	fprintf(stderr, "usage: %s raw|mem|threads|fork|exec|pipe FD|attach R W\n",
+	fprintf(stderr, "usage: %s raw|mem|threads|fork|exec|texec|pipe FD|attach R W\n",
 		argv[0]);
 	return 2;
 }

@@ -1,19 +1,17 @@
-/* u_lib.c -- a shared library whose inner function is static, so that
- * once the library is stripped only separate debuginfo names it.
- */
+/* u_lib.c -- the shared library of testsuite/system/funcs.py: a function,
+ * a data object and a signal handler whose addresses the script must
+ * resolve to this library. */
 #include <signal.h>
 
-#define KEEP __attribute__((noinline, noclone))
+int u_lib_data[4] = { 1, 2, 3, 4 };
+volatile sig_atomic_t u_lib_hits;
 
-volatile int u_lib_sink;
-
-static KEEP int u_lib_inner(int x)
+int u_lib_func(int x)
 {
-	raise(SIGSTOP);
-	return x + u_lib_sink + 1;
+	return x * u_lib_data[x & 3];
 }
 
-int u_lib_entry(int x)
+void u_lib_handler(int sig)
 {
-	return u_lib_inner(x + 1) * 3;
+	u_lib_hits += sig;
 }

@@ -14,7 +14,7 @@
  * {"event":"end"}.  After the run it reads "PID TIME_NS ADDR" lines from
  * stdin and answers each as below (TIME_NS 0: as mapped at the end).
  *
- *   symquery [-d] [-l] [-n] [-D DEBUGINFO_PATH] PID [ADDR...]
+ *   symquery [-A] [-d] [-l] [-n] [-D DEBUGINFO_PATH] PID [ADDR...]
  *
  * Reads /proc/PID/maps once (maptap_modules_sync), then resolves each ADDR
  * (hex, with or without 0x; read from stdin one per line when none is
@@ -26,7 +26,10 @@
  * with null where nothing resolved.  -d demangles, -l adds file:line,
  * -n prints only the function name (or "??") per line, for benchmarks;
  * -v reports lookup times and index sizes on stderr (addresses on stdin);
- * -D sets the debuginfo path (maptap_modules_opts.debuginfo_path).
+ * -D sets the debuginfo path (maptap_modules_opts.debuginfo_path);
+ * -A hides the name of the [vdso] VMA before the sync (as a kernel or a
+ * maps source without names of special mappings shows it), so that the
+ * vdso is found through AT_SYSINFO_EHDR only.
  */
 #include <config.h>
 
@@ -47,6 +50,7 @@ struct opts {
 	unsigned flags;
 	bool names_only;
 	bool verbose;
+	bool nameless_vdso;
 };
 
 static uint64_t now_ns(void)
@@ -126,9 +130,9 @@ static void json_where(const struct maptap_module_desc *d)
 	fputs(",\"segment\":", stdout);
 	if (d->has_segment)
 		printf("{\"index\":%d,\"kind\":\"%s\",\"p_vaddr\":\"0x%" PRIx64
-		       "\",\"p_offset\":\"0x%" PRIx64 "\"}", si->index,
+		       "\",\"p_offset\":\"0x%" PRIx64 "\"%s}", si->index,
 		       maptap_segment_kind_name(si->kind), si->p_vaddr,
-		       si->p_offset);
+		       si->p_offset, d->anon ? ",\"anon\":true" : "");
 	else
 		fputs("null", stdout);
 }
@@ -163,7 +167,22 @@ static void resolve(struct maptap_modules *m, pid_t pid, uint64_t addr,
 	resolve_at(m, pid, addr, 0, o);
 }
 
-static int load(struct maptap_modules *m, pid_t pid)
+/* -A: show the vdso as nameless anonymous memory, as a maps source
+ * without the names of special mappings would. */
+static void drop_vdso_name(struct maptap_vma_buf *buf)
+{
+	size_t i;
+
+	for (i = 0; i < buf->n; i++) {
+		if (buf->v[i].kind != MAPTAP_VMA_VDSO)
+			continue;
+		buf->v[i].kind = MAPTAP_VMA_ANON;
+		buf->v[i].name = "";
+		buf->v[i].name_len = 0;
+	}
+}
+
+static int load(struct maptap_modules *m, pid_t pid, const struct opts *o)
 {
 	struct maptap_maps_reader *r;
 	struct maptap_vma_buf buf = { 0 };
@@ -172,6 +191,8 @@ static int load(struct maptap_modules *m, pid_t pid)
 	if (rc)
 		return rc;
 	rc = maptap_maps_read_all(r, &buf);
+	if (!rc && o->nameless_vdso)
+		drop_vdso_name(&buf);
 	if (!rc)
 		rc = maptap_modules_sync(m, pid, buf.v, buf.n, NULL, NULL);
 	maptap_vma_buf_free(&buf);
@@ -330,8 +351,11 @@ int main(int argc, char **argv)
 	pid_t pid;
 	int c, i, rc;
 
-	while ((c = getopt(argc, argv, "+dlnvD:to:")) != -1) {
+	while ((c = getopt(argc, argv, "+AdlnvD:to:")) != -1) {
 		switch (c) {
+		case 'A':
+			o.nameless_vdso = true;
+			break;
 		case 'd':
 			o.flags |= MAPTAP_SYM_DEMANGLE;
 			break;
@@ -355,7 +379,7 @@ int main(int argc, char **argv)
 			o.flags = MAPTAP_SYM_FUNC;
 			break;
 		default:
-			fprintf(stderr, "usage: symquery [-dlnv] [-D PATH] PID [ADDR...]\n"
+			fprintf(stderr, "usage: symquery [-Adlnv] [-D PATH] PID [ADDR...]\n"
 				"       symquery -t [-o FILE] CMD [ARGS...]\n");
 			return 2;
 		}
@@ -375,7 +399,7 @@ int main(int argc, char **argv)
 		return rc ? 1 : 0;
 	}
 	pid = (pid_t)atoi(argv[optind++]);
-	rc = load(m, pid);
+	rc = load(m, pid, &o);
 	if (rc) {
 		fprintf(stderr, "symquery: pid %d: %s\n", (int)pid, strerror(-rc));
 		maptap_modules_free(m);

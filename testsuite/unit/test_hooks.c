@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -377,6 +378,17 @@ static void test_raw_launch(void)
 	tap_int_eq(count(&c, R_READY, -1), 1, "launch: one on_ready");
 	free(c.v);
 
+	/* Without the filter every call stops; the set still decides. */
+	opts_init(&o, &c);
+	o.no_seccomp = true;
+	set_bit(&o, MARK);
+	tap_int_eq(launch_run(&o, &c, "raw", NULL, &pid, NULL), 0,
+		   "raw (--no-seccomp): exits 0");
+	tap_int_eq(count(&c, R_SYSCALL, -1), count(&c, R_SYSCALL, MARK),
+		   "no-seccomp: only the selected call reaches on_syscall");
+	check_marks(&c, 0, "no-seccomp", 2);
+	free(c.v);
+
 	opts_init(&o, &c);
 	if (maptap_session_new(&o, &c.s) == 0) {
 		tap_int_eq(maptap_session_get_regs(c.s, getpid(), &regs),
@@ -492,6 +504,49 @@ static void test_all(void)
 	       ready, first);
 	tap_int_eq(count(&c, R_SYSCALL, nr_of("execve")), 0,
 		   "the launch's execve is maptap's, not reported");
+	free(c.v);
+}
+
+/* The entry numbers of a run, in order, without NR_OUT. */
+static size_t entries(const struct ctx *c, int *out, size_t max, int nr_out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->n && n < max; i++)
+		if (c->v[i].type == R_SYSCALL && !c->v[i].is_return &&
+		    c->v[i].nr != nr_out)
+			out[n++] = c->v[i].nr;
+	return n;
+}
+
+/* Every bit of the set: the filter's compares span several blocks, and
+ * must trace exactly what all_syscalls traces below number 512. */
+static void test_every_bit(void)
+{
+	struct maptap_session_opts o;
+	struct ctx c;
+	static int all[4096], bits[4096];
+	size_t na, nb;
+	pid_t pid;
+	int i;
+
+	opts_init(&o, &c);
+	o.all_syscalls = true;
+	tap_int_eq(launch_run(&o, &c, "raw", NULL, &pid, NULL), 0,
+		   "all_syscalls again: exits 0");
+	na = entries(&c, all, 4096, 999999);
+	free(c.v);
+	opts_init(&o, &c);
+	for (i = 0; i < MAPTAP_SYSCALL_SET_BITS; i++)
+		set_bit(&o, i);
+	tap_int_eq(launch_run(&o, &c, "raw", NULL, &pid, NULL), 0,
+		   "every bit set: exits 0");
+	nb = entries(&c, bits, 4096, -1);
+	tap_ok(na > 20 && na == nb && !memcmp(all, bits, na * sizeof(*all)),
+	       "every bit set: the same calls as all_syscalls but 999999 (%zu, %zu)",
+	       na, nb);
+	tap_int_eq(count(&c, R_SYSCALL, 999999), 0,
+		   "every bit set: 999999 is outside the set");
 	free(c.v);
 }
 
@@ -631,6 +686,40 @@ static void test_exec(void)
 	free(c.v);
 }
 
+/* A non-leader thread's execve returns under the leader's tid. */
+static void test_thread_exec(void)
+{
+	struct maptap_session_opts o;
+	struct ctx c;
+	long entry = -1, ret = -1, exec_ev, ready;
+	int execve_nr = nr_of("execve");
+	pid_t pid;
+	size_t i;
+
+	opts_init(&o, &c);
+	set_bit(&o, execve_nr);
+	tap_int_eq(launch_run(&o, &c, "texec", NULL, &pid, NULL), 0,
+		   "texec: exits 0");
+	for (i = 0; i < c.n; i++) {
+		if (c.v[i].type != R_SYSCALL || c.v[i].nr != execve_nr)
+			continue;
+		if (c.v[i].is_return)
+			ret = (long)i;
+		else
+			entry = (long)i;
+	}
+	exec_ev = find(&c, entry >= 0 ? (size_t)entry : 0, R_EVENT,
+		       MAPTAP_EV_EXEC, pid);
+	ready = find(&c, 0, R_READY, MAPTAP_READY_EXEC, pid);
+	tap_ok(entry >= 0 && c.v[entry].tid != pid,
+	       "texec: execve enters in the second thread");
+	tap_ok(ret > ready && ready > exec_ev && exec_ev > entry &&
+	       c.v[ret].tid == pid && c.v[ret].ret == 0 && c.v[ret].regs_match,
+	       "texec: its exit comes under the leader's tid, after the exec event and on_ready (%ld %ld %ld %ld)",
+	       entry, exec_ev, ready, ret);
+	free(c.v);
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -639,12 +728,13 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void test_run_until(void)
+/* run_until on the "pipe" target.  WHY names the SIGCHLD set-up. */
+static void test_run_until(const char *why)
 {
 	struct maptap_session_opts o;
 	struct ctx c;
 	char fdarg[16];
-	int fds[2], rc = -1, ones = 0, i;
+	int fds[2], ones = 0, i;
 	char *argv[] = { (char *)target, "pipe", fdarg, NULL };
 	pid_t pid;
 
@@ -663,7 +753,8 @@ static void test_run_until(void)
 	/* The target cannot end before it reads its byte. */
 	for (i = 0; i < 5; i++)
 		ones += maptap_session_run_until(c.s, now_ns() + 20000000) == 1;
-	tap_int_eq(ones, 5, "run_until returns 1 at each deadline while the target sleeps on a pipe");
+	tap_ok(ones == 5, "%s: run_until returns 1 at each deadline while the target sleeps on a pipe (%d)",
+	       why, ones);
 	tap_int_eq(maptap_session_run_until(c.s, now_ns() - 1), 1,
 		   "run_until with a deadline already past returns 1");
 	tap_int_eq(find(&c, 0, R_EVENT, MAPTAP_EV_EXIT, 0), -1,
@@ -671,12 +762,11 @@ static void test_run_until(void)
 	if (write(fds[1], "x", 1) != 1)
 		tap_ok(false, "write to the target's pipe");
 	close(fds[1]);
-	for (i = 0; i < 600; i++) {
-		rc = maptap_session_run_until(c.s, now_ns() + 100000000);
-		if (rc != 1)
-			break;
-	}
-	tap_int_eq(rc, 0, "run_until returns 0 once the target has exited");
+	/* An hour away: only the stops can end this call (a SIGCHLD at
+	 * each; without one, slices of 1 ms), never the deadline.  A hang
+	 * here is a failure, ended by main()'s alarm. */
+	tap_int_eq(maptap_session_run_until(c.s, now_ns() + 3600000000000ULL),
+		   0, "run_until with a far deadline returns 0 once the target has exited");
 	tap_int_eq(maptap_session_exit_status(c.s), 0, "its exit status");
 	tap_int_eq(count(&c, R_SYSCALL, MARK), 2,
 		   "no stop lost: the MARK entry and exit after the pipe");
@@ -773,14 +863,28 @@ int main(void)
 		    "build t_hooks with $CC (needs top_srcdir)"))
 		return tap_done();
 	target = path;
+	alarm(600);	/* a hang is a failure, not a stuck test run */
 	test_raw_launch();
 	test_select();
 	test_all();
+	test_every_bit();
 	test_mem();
 	test_threads();
 	test_fork();
 	test_exec();
-	test_run_until();
+	test_thread_exec();
+	test_run_until("SIGCHLD default");
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_DFL;
+		sa.sa_flags = SA_NOCLDSTOP;
+		sigaction(SIGCHLD, &sa, NULL);
+		test_run_until("SA_NOCLDSTOP");
+		sa.sa_flags = 0;
+		sigaction(SIGCHLD, &sa, NULL);
+	}
 	test_attach();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%.*s'",
 		 (int)(strrchr(path, '/') - path), path);

@@ -271,6 +271,148 @@ static void test_perfmap(struct maptap_modules *m)
 	munmap(code, 4096);
 }
 
+/* The VMA of BUF holding ADDR, or NULL. */
+static const struct maptap_vma *vma_of(const struct maptap_vma_buf *buf,
+				       uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < buf->n; i++)
+		if (buf->v[i].start <= addr && addr < buf->v[i].end)
+			return &buf->v[i];
+	return NULL;
+}
+
+/* Feed a synthetic range event of KIND: VMA V, before it OLD. */
+static void feed(struct maptap_modules *m, enum maptap_event_kind kind,
+		 const struct maptap_vma *v, const struct maptap_vma *old,
+		 uint64_t time_ns)
+{
+	struct maptap_event ev = { .kind = kind, .pid = getpid(),
+				   .tid = getpid(), .time_ns = time_ns,
+				   .syscall_nr = -1 };
+
+	ev.vma = *v;
+	if (old)
+		ev.old = *old;
+	maptap_modules_event(m, &ev, NULL, NULL, NULL);
+}
+
+static bool names_self(struct maptap_modules *m, uint64_t addr,
+		       struct maptap_sym_info *si)
+{
+	return maptap_sym_lookup(m, getpid(), addr, 0, MAPTAP_SYM_FUNC,
+				 si) == 0 &&
+	       si->func.name && strcmp(si->func.name, "self_func") == 0;
+}
+
+/* Anonymous memory over this program's text (in the tracker only):
+ * mapped over it with MAP_FIXED and r/w it keeps the text's symbols,
+ * through an mprotect too; PROT_NONE over it does not; nor does
+ * anonymous memory over the part of a file mapping that lies past the
+ * segment's file bytes (ld.so's zero pages for a .bss). */
+static void test_adopt(const struct maptap_vma_buf *buf)
+{
+	uint64_t f = (uint64_t)(uintptr_t)&self_func;
+	const struct maptap_vma *text = vma_of(buf, f);
+	struct maptap_vma anon = { .kind = MAPTAP_VMA_ANON, .name = "" };
+	struct maptap_vma file;
+	struct maptap_modules *m;
+	struct maptap_sym_info si;
+	uint64_t len, far;
+
+	if (!text || !(text->perms & MAPTAP_PERM_X) ||
+	    maptap_modules_new(NULL, &m) != 0) {
+		tap_skip("no text VMA or tracker");
+		return;
+	}
+	maptap_modules_sync(m, getpid(), buf->v, buf->n, NULL, NULL);
+	anon.start = text->start;
+	anon.end = text->end;
+	anon.perms = MAPTAP_PERM_R | MAPTAP_PERM_W;
+	feed(m, MAPTAP_EV_REPLACE, &anon, text, 10);
+	tap_ok(names_self(m, f + 1, &si) && si.where.anon &&
+	       si.where.segment.kind == MAPTAP_SEG_TEXT,
+	       "anonymous rw- over the text with MAP_FIXED: still self_func, "
+	       "text segment, anon");
+	anon.perms = MAPTAP_PERM_R | MAPTAP_PERM_X;
+	feed(m, MAPTAP_EV_PROTECT, &anon, NULL, 20);
+	tap_ok(names_self(m, f + 1, &si) && si.where.anon,
+	       "... and after mprotect r-x");
+	feed(m, MAPTAP_EV_UNMAP, &anon, &anon, 30);
+	tap_int_eq(maptap_sym_lookup(m, getpid(), f, 0, MAPTAP_SYM_FUNC, &si),
+		   -ENOENT, "... and gone once unmapped");
+	maptap_modules_sync(m, getpid(), buf->v, buf->n, NULL, NULL);
+	anon.perms = 0;
+	feed(m, MAPTAP_EV_REPLACE, &anon, text, 40);
+	tap_int_eq(maptap_sym_lookup(m, getpid(), f, 0, MAPTAP_SYM_FUNC, &si),
+		   -ENOENT, "PROT_NONE over the text is not a copy");
+	/* The text's file mapped (in the tracker) 3 pages longer, far from
+	 * anything, and anonymous memory over the part past its bytes. */
+	far = 0x500000000000ULL;
+	len = text->end - text->start;
+	file = *text;
+	file.start = far;
+	file.end = far + len + 3 * 4096;
+	feed(m, MAPTAP_EV_MAP, &file, NULL, 50);
+	anon.start = far + len;
+	anon.end = file.end;
+	anon.perms = MAPTAP_PERM_R | MAPTAP_PERM_W;
+	feed(m, MAPTAP_EV_REPLACE, &anon, &file, 60);
+	tap_ok(names_self(m, far + (f - text->start), &si),
+	       "a second mapping of the text resolves at its own bias");
+	tap_int_eq(maptap_sym_lookup(m, getpid(), far + len + 8, 0,
+				     MAPTAP_SYM_FUNC, &si), -ENOENT,
+		   "anonymous memory past the segment's file bytes is not "
+		   "adopted");
+	maptap_modules_free(m);
+}
+
+struct starts {
+	uint64_t a[64];
+	int n;
+};
+
+static int note_start(const struct maptap_module_event *ev, void *arg)
+{
+	struct starts *st = arg;
+
+	if (ev->kind == MAPTAP_MODULE_LOAD && st->n < 64 &&
+	    ev->module->hi > ev->module->lo)
+		st->a[st->n++] = ev->module->lo;
+	return 0;
+}
+
+/* A retired ring of 2: an exec retires every instance, only the last 2
+ * stay findable in the past (the sorted index follows the ring). */
+static void test_retired_cap(const struct maptap_vma_buf *buf)
+{
+	struct maptap_modules_opts o = { .max_retired = 2 };
+	struct maptap_event ev = { .kind = MAPTAP_EV_EXEC, .pid = getpid(),
+				   .tid = getpid(), .time_ns = 100,
+				   .syscall_nr = -1 };
+	struct maptap_modules_stats st;
+	struct maptap_sym_info si;
+	struct starts s = { .n = 0 };
+	struct maptap_modules *m;
+	int i, found = 0;
+
+	if (maptap_modules_new(&o, &m) != 0) {
+		tap_skip("no tracker");
+		return;
+	}
+	maptap_modules_sync(m, getpid(), buf->v, buf->n, note_start, &s);
+	maptap_modules_event(m, &ev, NULL, NULL, NULL);
+	maptap_modules_get_stats(m, &st);
+	for (i = 0; i < s.n; i++)
+		found += maptap_sym_lookup(m, getpid(), s.a[i], 50, 0,
+					   &si) == 0;
+	tap_ok(s.n > 2 && st.retired == 2 && found == 2,
+	       "retired ring of 2 after %d unloads: %d found in the past",
+	       s.n, found);
+	maptap_modules_free(m);
+}
+
 int main(void)
 {
 	struct maptap_vma_buf buf = { 0 };
@@ -298,6 +440,8 @@ int main(void)
 	       (unsigned long long)st.files, (unsigned long long)st.instances);
 	test_history(m, &buf, (uint64_t)(uintptr_t)&self_func, "self_func");
 	test_perfmap(m);
+	test_adopt(&buf);
+	test_retired_cap(&buf);
 	maptap_vma_buf_free(&buf);
 	maptap_modules_free(m);
 	return tap_done();

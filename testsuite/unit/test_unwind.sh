@@ -72,7 +72,7 @@ check_chain() {
 # 1. CFI with and without frame pointers.
 for v in "O0:-O0 -fno-omit-frame-pointer" "O2:-O2 -fomit-frame-pointer"; do
 	tag=${v%%:*} flags=${v#*:}
-	if build "chain_$tag" $flags "$T/u_chain.c"; then
+	if build "chain_$tag" $flags "$T/uw_chain.c"; then
 		run "$D/chain_$tag.out" "$D/chain_$tag"
 		check_chain "chain $flags" "$D/chain_$tag.out" "b a main" \
 			complete
@@ -88,7 +88,7 @@ done
 
 # 2. No CFI in the target's own code, but frame pointers.
 NOCFI="-fno-asynchronous-unwind-tables -fno-unwind-tables"
-if build chain_fp -O0 $NOCFI -fno-omit-frame-pointer "$T/u_chain.c"; then
+if build chain_fp -O0 $NOCFI -fno-omit-frame-pointer "$T/uw_chain.c"; then
 	run "$D/chain_fp.out" "$D/chain_fp"
 	check_chain "no CFI, frame pointers" "$D/chain_fp.out" "b a main" \
 		complete
@@ -103,7 +103,7 @@ fi
 
 # 3. Neither CFI nor frame pointers: the walk must stop with a marker
 # right after the first frame it cannot unwind, inventing nothing.
-if build chain_none -O2 $NOCFI -fomit-frame-pointer "$T/u_chain.c"; then
+if build chain_none -O2 $NOCFI -fomit-frame-pointer "$T/uw_chain.c"; then
 	run "$D/chain_none.out" "$D/chain_none"
 	check_chain "no CFI, no frame pointers" "$D/chain_none.out" b noinfo
 else
@@ -111,7 +111,7 @@ else
 fi
 
 # 4. The same chain in a second thread.
-if build thread -O1 -pthread "$T/u_thread.c"; then
+if build thread -O1 -pthread "$T/uw_thread.c"; then
 	run "$D/thread.out" "$D/thread"
 	check "thread: the stop is not the main thread's" awk \
 		'$1 == "stop" { exit !($2 != $3) }' "$D/thread.out"
@@ -124,9 +124,9 @@ else
 fi
 
 # 5. 200 frames of a function with a 190-character name.
-LONG=$(sed -n '/^#define LONG_NAME/,/^$/p' "$T/u_deep.c" | sed '1d' |
+LONG=$(sed -n '/^#define LONG_NAME/,/^$/p' "$T/uw_deep.c" | sed '1d' |
 	tr -d ' \t\\\n')
-if build deep -O1 -fno-omit-frame-pointer "$T/u_deep.c"; then
+if build deep -O1 -fno-omit-frame-pointer "$T/uw_deep.c"; then
 	run "$D/deep.out" -n 300 "$D/deep"
 	check "deep: 200 frames of the long name in a row, then main" test \
 		"$(names "$D/deep.out" | uniq -c | awk -v l="$LONG" \
@@ -151,8 +151,8 @@ fi
 L=$D/lib
 mkdir -p "$L"
 if build lib/libu_lib.so -O1 -g -fPIC -shared -Wl,--build-id \
-	"$T/u_lib.c" &&
-   build libmain -O1 "$T/u_libmain.c" -L"$L" -lu_lib -Wl,-rpath,"$L"; then
+	"$T/uw_lib.c" &&
+   build libmain -O1 "$T/uw_libmain.c" -L"$L" -lu_lib -Wl,-rpath,"$L"; then
 	cp "$L/libu_lib.so" "$D/libu_lib.full.so"
 	bid=$(readelf -n "$L/libu_lib.so" | awk '/Build ID/ { print $3 }')
 	mkdir -p "$D/debug/.build-id/$(echo "$bid" | cut -c1-2)"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_unwind_script.sh -- the backtrace script functions (builtins_stack.c)
-# at a probe on a target's mmap: main -> a -> b -> mmap (u_mmap.c, built
+# at a probe on a target's mmap: main -> a -> b -> mmap (uw_mmap.c, built
 # now), in stap's formats, with MAXBACKTRACE and MAXSTRINGLEN.
 . "$top_srcdir/testsuite/lib/tap.sh"
 
@@ -9,7 +9,7 @@ MAPTAP=$top_builddir/maptap
 D=$(mktemp -d "${TMPDIR:-/tmp}/maptap-unwind-script.XXXXXX")
 trap 'rm -rf "$D"' EXIT
 
-if ! $CC -O1 -o "$D/umm" "$top_srcdir/testsuite/targets/u_mmap.c"; then
+if ! $CC -O1 -o "$D/umm" "$top_srcdir/testsuite/targets/uw_mmap.c"; then
 	fail "build u_mmap"
 	tap_done
 	exit

@@ -1,4 +1,4 @@
-/* u_chain.c -- a known call chain for the unwinder's tests: main -> a ->
+/* uw_chain.c -- a known call chain for the unwinder's tests: main -> a ->
  * b -> raise(SIGSTOP), where the tracer takes its backtrace.  Built at
  * test time with and without frame pointers and CFI.  Each function
  * uses its callee's result, so no call becomes a tail call (which would

@@ -1,4 +1,4 @@
-/* u_deep.c -- 200 frames of one recursive function with a very long name
+/* uw_deep.c -- 200 frames of one recursive function with a very long name
  * (stap truncates names, maptap must not), then SIGSTOP.
  */
 #include <signal.h>

@@ -1,9 +1,9 @@
-/* u_libmain.c -- calls into u_lib.c's library: main -> u_lib_entry ->
+/* uw_libmain.c -- calls into uw_lib.c's library: main -> u_lib_entry ->
  * u_lib_inner -> raise(SIGSTOP).
  *
- *   u_libmain                linked against the library
- *   u_libmain unlink PATH    the same, after deleting PATH (the library)
- *   u_libmain memfd PATH     a copy of PATH in a memfd, dlopen'ed through
+ *   uw_libmain               linked against the library
+ *   uw_libmain unlink PATH   the same, after deleting PATH (the library)
+ *   uw_libmain memfd PATH    a copy of PATH in a memfd, dlopen'ed through
  *                            /proc/self/fd/N, so the code is in no file
  *                            that has a name
  */

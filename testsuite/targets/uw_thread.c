@@ -1,4 +1,4 @@
-/* u_thread.c -- the chain of u_chain.c in a second thread: the stop is
+/* uw_thread.c -- the chain of uw_chain.c in a second thread: the stop is
  * that thread's (tid != pid), and its stack ends in the C library's
  * thread start code (start_thread, clone3), not in _start.
  */
