@@ -672,6 +672,7 @@ int tr_target_close(struct interp *I)
 	if (r->pub.sess && I->s->opts->verbose)
 		print_stats(r);
 	maptap_session_free(r->pub.sess);
+	maptap_unwinder_free(r->pub.unw);
 	maptap_modules_free(r->pub.mods);
 	for (i = 0; i < N_EVBITS; i++)
 		free(r->by_event[i].v);
