@@ -6,12 +6,13 @@
  * range event that made it (its probes may already symbolize the new
  * mapping); an unload is held until the range event that removed the
  * module's last VMA has fired, since the module is gone only then.
- * Lifetime probes
- * follow stap's process rules: begin when a process's model is ready
- * (attach, the command's first exec, each exec, each fork); end at the
- * last thread's exit and, for the old image, at an exec (before the new
- * image's begin); thread.begin at a clone that makes a thread;
- * thread.end at the exit of a thread that is not the last.
+ *
+ * Lifetime probes follow stap's process rules: begin when a process's
+ * model is ready (attach, the command's first exec, each exec, each
+ * fork); end at the last thread's exit and, for the old image, at an
+ * exec (before the new image's begin); thread.begin at a clone that
+ * makes a thread; thread.end at the exit of a thread that is not the
+ * last.
  */
 #include <config.h>
 

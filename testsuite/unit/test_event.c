@@ -172,7 +172,7 @@ static void test_where(void)
 	free(s);
 	s = render(&ev, true);
 	tap_ok(strstr(s, "\"p_offset\":\"0x1000\",\"anon\":true}}\n")
-	       != NULL, "JSON: an anonymous copy has \"anon\":true in segment");
+	       != NULL, "JSON: an anonymous copy has \"anon\":true");
 	free(s);
 }
 
