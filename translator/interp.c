@@ -377,13 +377,26 @@ static void do_print(struct interp *I, struct node *n,
 		maptap_script_buf_addc(out, '\n');
 }
 
+/* Output that cannot be written (a full disk, a closed pipe) must not
+ * stop the script or harm a traced process: say so once, then drop it. */
 void tr_interp_flush(struct interp *I)
 {
+	bool failed = false;
+
 	if (I->out.len) {
-		fwrite(I->out.s, 1, I->out.len, I->outf);
+		if (!I->out_failed &&
+		    fwrite(I->out.s, 1, I->out.len, I->outf) != I->out.len)
+			failed = true;
 		maptap_script_buf_clear(&I->out);
 	}
-	fflush(I->outf);
+	if (!I->out_failed && fflush(I->outf))
+		failed = true;
+	if (failed) {
+		I->out_failed = true;
+		fprintf(I->s->err, "maptap: cannot write the output: %s; "
+			"the script goes on without it\n",
+			strerror(errno ? errno : EIO));
+	}
 }
 
 /* ---- calls ---- */

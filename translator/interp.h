@@ -95,6 +95,7 @@ struct interp {
 	const struct tr_dprobe *cur;
 	int64_t ret_l;
 	struct maptap_script_buf ret_s;
+	bool out_failed;		/* writing the output failed: drop it */
 	bool exit_requested;
 	bool aborted;
 	bool in_end;

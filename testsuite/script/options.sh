@@ -84,4 +84,14 @@ else
 	diag "$out"; fail "options after the script name are options; '--' ends them"
 fi
 
+# Output that cannot be written is reported once; the target runs on and
+# its exit status still comes back.
+err=$("$maptap" -o /dev/full -c 'sh -c "exit 3"' 2>&1 >/dev/null)
+rc=$?
+if [ $rc -eq 3 ] && [ "$(printf '%s\n' "$err" | grep -c 'cannot write the output')" = 1 ]; then
+	ok "an unwritable -o is reported once; the target's status passes through"
+else
+	diag "rc=$rc $err"; fail "an unwritable -o is reported once"
+fi
+
 tap_done
