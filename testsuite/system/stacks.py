@@ -119,6 +119,12 @@ for opt, flags in (("O0", ["-fno-omit-frame-pointer"]),
     if opt == "O0":
         check_plain(prog)
 
+r = t.maptap(["--stacks", "-D", "MAXBACKTRACE=3", "-c", prog], verify=False)
+mine = [e for e in r.find("map", syscall="mmap")
+        if t.hexint(e["end"]) - t.hexint(e["start"]) == SIZE]
+t.ok(len(mine) == 1 and [f["symbol"] for f in mine[0]["stack"]][1:] ==
+     CHAIN[:2], "-D MAXBACKTRACE=3: three frames, mmap's, b, a")
+
 r = t.maptap(["--stacks", "-e", "probe begin { exit() }"], json_out=False,
              verify=False)
 t.ok(r.status != 0 and "--stacks" in r.stderr,
