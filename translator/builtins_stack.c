@@ -48,6 +48,8 @@ enum {
 	K_SPRINT_UBACKTRACE, K_PRINT_UBACKTRACE_BRIEF,
 	K_PRINT_UBACKTRACE_FILELINE, K_UCALLERS, K_USTACK, K_PRINT_USYMS,
 	K_SPRINT_USYMS, K_PRINT_USTACK, K_SPRINT_USTACK,
+	K_UFRAMES, K_UFRAME_PC, K_UFRAME_SYM, K_UFRAME_OFFSET,
+	K_UFRAME_MODULE, K_UFRAME_FILE, K_UFRAME_LINE,
 };
 
 #define L TY_LONG
@@ -68,6 +70,14 @@ static const struct tr_builtin table[] = {
 	{ "sprint_usyms", 1, 1, { S }, S, K_SPRINT_USYMS },
 	{ "print_ustack", 1, 1, { S }, U, K_PRINT_USTACK },
 	{ "sprint_ustack", 1, 1, { S }, S, K_SPRINT_USTACK },
+	/* maptap's own: frame I's fields, for the log's --stacks */
+	{ "maptap_uframes", 0, 0, { U }, L, K_UFRAMES },
+	{ "maptap_uframe_pc", 1, 1, { L }, L, K_UFRAME_PC },
+	{ "maptap_uframe_symbol", 1, 1, { L }, S, K_UFRAME_SYM },
+	{ "maptap_uframe_offset", 1, 1, { L }, L, K_UFRAME_OFFSET },
+	{ "maptap_uframe_module", 1, 1, { L }, S, K_UFRAME_MODULE },
+	{ "maptap_uframe_file", 1, 1, { L }, S, K_UFRAME_FILE },
+	{ "maptap_uframe_line", 1, 1, { L }, L, K_UFRAME_LINE },
 };
 
 #undef L
@@ -263,6 +273,169 @@ static void print_syms(struct interp *I, struct node *n)
 	free(f);
 }
 
+/* The symbolized walk of one stop, for the maptap_uframe* functions: a
+ * mapping call gives several events (and module events) at one stop, and
+ * the log asks for every field of every frame, so the thread is unwound
+ * and looked up once per stop.  The key is the stop: the thread and the
+ * time the tracker gave its events (all events of one call share it). */
+struct ucache_frame {
+	uint64_t pc, offset;
+	char *sym, *module, *file;	/* NULL: unknown */
+	int line;			/* 0: unknown */
+};
+
+struct tr_stack_cache {
+	pid_t pid, tid;
+	uint64_t time_ns;
+	int n;				/* frames; 0 without user context */
+	struct ucache_frame *f;		/* MAXBACKTRACE of them */
+};
+
+static void ucache_clear(struct tr_stack_cache *c)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		free(c->f[i].sym);
+		free(c->f[i].module);
+		free(c->f[i].file);
+	}
+	c->n = 0;
+}
+
+void tr_stack_cache_free(struct tr_stack_cache *c)
+{
+	if (!c)
+		return;
+	ucache_clear(c);
+	free(c->f);
+	free(c);
+}
+
+/* The time that names the current stop; 0: none known (no caching). */
+static uint64_t stop_time(const struct interp *I)
+{
+	const struct tr_target *t = I->tgt;
+
+	if (t->ev)
+		return t->ev->time_ns;
+	if (t->mev)
+		return t->mev->time_ns;
+	if (t->sc)
+		return t->sc->time_ns;
+	return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void ucache_fill(struct interp *I, struct tr_stack_cache *c)
+{
+	const struct maptap_module_info *mi;
+	struct maptap_sym_info si;
+	struct walk w;
+	int i;
+
+	walk(I, &w);
+	for (i = 0; i < w.n; i++) {
+		struct ucache_frame *u = &c->f[i];
+
+		memset(u, 0, sizeof(*u));
+		u->pc = w.frames[i].pc;
+		maptap_frame_lookup(I->tgt->mods, I->tgt->pid, &w.frames[i],
+				    MAPTAP_SYM_FUNC | MAPTAP_SYM_LINE, &si);
+		mi = &si.where.module;
+		if (si.where.has_module && mi->path)
+			u->module = strdup(mi->path);
+		if (si.func.name) {
+			u->sym = strdup(si.func.name);
+			u->offset = si.func.offset;
+		}
+		u->file = dup_or_null(si.src_file);
+		u->line = si.src_line;
+	}
+	c->n = w.n > 0 ? w.n : 0;
+	free(w.frames);
+}
+
+/* The cached walk of the current stop, made now if it is not there. */
+static struct tr_stack_cache *ucache(struct interp *I)
+{
+	struct tr_target *t = I->tgt;
+	struct tr_stack_cache *c = t->stk;
+	uint64_t now = stop_time(I);
+
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		c->f = calloc(max_frames(I), sizeof(*c->f));
+		if (!c->f) {
+			free(c);
+			return NULL;
+		}
+		t->stk = c;
+	} else if (now && c->time_ns == now && c->pid == t->pid &&
+		   c->tid == t->tid) {
+		return c;
+	}
+	ucache_clear(c);
+	c->pid = t->pid;
+	c->tid = t->tid;
+	c->time_ns = now;
+	ucache_fill(I, c);
+	return c;
+}
+
+/* Frame K of the cached walk, or NULL. */
+static const struct ucache_frame *uframe(struct interp *I, struct node *n)
+{
+	int64_t k = tr_eval_long(I, n->list.v[0]);
+	struct tr_stack_cache *c = ucache(I);
+
+	return c && k >= 0 && k < c->n ? &c->f[k] : NULL;
+}
+
+static int64_t call_uframe_long(struct interp *I, struct node *n)
+{
+	const struct ucache_frame *u;
+	struct tr_stack_cache *c;
+
+	if (n->builtin == K_UFRAMES) {
+		c = ucache(I);
+		return c ? c->n : 0;
+	}
+	u = uframe(I, n);
+	if (!u)
+		return 0;
+	if (n->builtin == K_UFRAME_PC)
+		return (int64_t)u->pc;
+	if (n->builtin == K_UFRAME_OFFSET)
+		return (int64_t)u->offset;
+	return u->line;
+}
+
+static void call_uframe_string(struct interp *I, struct node *n,
+			       struct maptap_script_buf *b)
+{
+	const struct ucache_frame *u = uframe(I, n);
+	const char *s = NULL;
+
+	maptap_script_buf_clear(b);
+	if (!u)
+		return;
+	if (n->builtin == K_UFRAME_SYM)
+		s = u->sym;
+	else if (n->builtin == K_UFRAME_MODULE)
+		s = u->module;
+	else
+		s = u->file;
+	if (s)
+		maptap_script_buf_adds(b, s);
+}
+
 static int64_t call_long(struct interp *I, struct node *n)
 {
 	int64_t k = tr_eval_long(I, n->list.v[0]);
@@ -339,9 +512,18 @@ static void call(struct interp *I, struct node *n, int64_t *l,
 	case K_USTACK:
 		*l = call_long(I, n);
 		return;
+	case K_UFRAMES:
+	case K_UFRAME_PC:
+	case K_UFRAME_OFFSET:
+	case K_UFRAME_LINE:
+		*l = call_uframe_long(I, n);
+		return;
 	}
 	b = tr_tmp_get(I);
-	call_string(I, n, b);
+	if (n->builtin >= K_UFRAME_SYM)
+		call_uframe_string(I, n, b);
+	else
+		call_string(I, n, b);
 	s->p = maptap_script_buf_str(b);
 	s->len = b->len;
 }

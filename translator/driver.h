@@ -30,6 +30,7 @@ struct driver_opts {
 	int verbose;			/* number of -v */
 	bool suppress_warnings;		/* -w */
 	bool json;			/* --json */
+	bool stacks;			/* --stacks: the log's user stacks */
 	bool verify;			/* --verify */
 	bool no_seccomp;		/* --no-seccomp */
 	int maps_source;		/* --maps=auto|query|text (enum maptap_maps_source) */

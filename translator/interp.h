@@ -68,7 +68,12 @@ struct tr_target {
 	/* builtins_stack.c's unwinder, made on the first backtrace;
 	 * freed with the target (maptap_unwinder_free). */
 	struct maptap_unwinder *unw;
+	/* builtins_stack.c's walk of the last stop (maptap_uframe*);
+	 * freed with the target (tr_stack_cache_free). */
+	struct tr_stack_cache *stk;
 };
+
+void tr_stack_cache_free(struct tr_stack_cache *c);
 
 struct interp {
 	struct tr_target *tgt;		/* never NULL during pass 5 */

@@ -42,6 +42,7 @@ static void usage(FILE *fp)
 	      "  --runtime=dyninst, --dyninst  accepted (maptap's runtime is user\n"
 	      "               space); other runtimes are refused\n"
 	      "  --json       write events as JSON Lines\n"
+	      "  --stacks     log the user stack of each mapping call\n"
 	      "  --verify     check the model against /proc/PID/maps after each event\n"
 	      "  --maps=SRC   read VMAs with auto, query (PROCMAP_QUERY) or text\n"
 	      "  --no-seccomp launch without the seccomp filter (see maptap(1))\n"
@@ -92,7 +93,7 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 }
 
 enum { OPT_JSON = 256, OPT_VERIFY, OPT_MAPS, OPT_NO_SECCOMP, OPT_LDD,
-       OPT_RUNTIME, OPT_DYNINST };
+       OPT_RUNTIME, OPT_DYNINST, OPT_STACKS };
 
 /* stap(1) --runtime=MODE: kernel (stap's default), dyninst or bpf.
  * maptap's runtime is in user space, the one stap calls dyninst, and the
@@ -110,6 +111,7 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "stacks", no_argument, NULL, OPT_STACKS },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "maps", required_argument, NULL, OPT_MAPS },
 		{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
@@ -189,6 +191,9 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 		case OPT_JSON:
 			o->json = true;
 			break;
+		case OPT_STACKS:
+			o->stacks = true;
+			break;
 		case OPT_VERIFY:
 			o->verify = true;
 			break;
@@ -247,12 +252,15 @@ static const char *log_script(void)
 static int run_log(struct driver_opts *o)
 {
 	static char json_on[] = "json=1";
+	static char stacks_on[] = "stacks=1";
 	struct driver_define *d;
 
 	if (!o->target_cmd && !o->target_pid)
 		return refuse("nothing to trace: give -c 'CMD' or -x PID, or a script");
 	o->script_file = log_script();
 	if (o->json && add_define(&o->globals, &o->n_globals, json_on))
+		return refuse("out of memory");
+	if (o->stacks && add_define(&o->globals, &o->n_globals, stacks_on))
 		return refuse("out of memory");
 	d = realloc(o->defines, (size_t)(o->n_defines + 1) * sizeof(*d));
 	if (!d)
@@ -273,7 +281,10 @@ int main(int argc, char **argv)
 	code = parse_args(argc, argv, &o);
 	if (code)
 		return code;
-	if (o.script_text || o.script_file)
+	if ((o.script_text || o.script_file) && o.stacks)
+		code = refuse("--stacks is for the log; a script calls the "
+			      "maptap_uframe* functions itself");
+	else if (o.script_text || o.script_file)
 		code = translator_run(&o);
 	else
 		code = run_log(&o);

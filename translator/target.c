@@ -761,6 +761,7 @@ int tr_target_close(struct interp *I)
 		print_stats(r);
 	maptap_session_free(r->pub.sess);
 	maptap_unwinder_free(r->pub.unw);
+	tr_stack_cache_free(r->pub.stk);
 	maptap_modules_free(r->pub.mods);
 	for (i = 0; i < N_EVBITS; i++)
 		free(r->by_event[i].v);
