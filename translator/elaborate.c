@@ -1192,20 +1192,28 @@ static bool head_matches(const struct tr_probe_point *pp,
 	return true;
 }
 
-/* Parse the tapset files with an alias head PP may match: by its first
- * component when that is a plain name, else by trying every head. */
+/* Parse the tapset files with an alias head PP may match: by the whole
+ * name when it has no wildcard, else by trying every head. */
 static void need_aliases(struct elab *e, const struct tr_probe_point *pp)
 {
 	const struct tr_tapset_index *ix = e->s->tapset_index;
-	const struct tr_component *c0 = pp->comps.v[0];
+	const struct tr_component *c;
 	const struct tr_tapset_def *d;
+	const char *name = "";
 	size_t pos = 0;
 	int i;
 
 	if (!ix)
 		return;
-	if (!has_glob(c0->name)) {
-		while ((d = tr_tapset_index_find(ix, TR_DEF_ALIAS, c0->name,
+	for (i = 0; i < pp->comps.n; i++) {
+		c = pp->comps.v[i];
+		if (has_glob(c->name))
+			break;
+		name = i ? arena_printf(&e->s->arena, "%s.%s", name, c->name) :
+		       c->name;
+	}
+	if (i == pp->comps.n) {
+		while ((d = tr_tapset_index_find(ix, TR_DEF_ALIAS, name,
 						 &pos)))
 			if (!e->files.v[d->file + 1] && head_matches(pp, d))
 				parse_tapset(e, d->file);

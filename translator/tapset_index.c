@@ -156,7 +156,7 @@ static void table_put(struct tr_session *s, struct tr_tapset_index *ix,
 
 	if ((ix->n + 1) * 2 > ix->cap)
 		table_grow(s, ix);
-	i = hash(d->kind, d->comps[0]) & (ix->cap - 1);
+	i = hash(d->kind, d->name) & (ix->cap - 1);
 	while (ix->table[i])
 		i = (i + 1) & (ix->cap - 1);
 	ix->table[i] = d;
@@ -177,7 +177,7 @@ tr_tapset_index_find(const struct tr_tapset_index *ix, enum tr_def_kind kind,
 		const struct tr_tapset_def *d = ix->table[i];
 
 		++*pos;
-		if (d->kind == kind && !strcmp(d->comps[0], name))
+		if (d->kind == kind && !strcmp(d->name, name))
 			return d;
 	}
 	return NULL;
@@ -200,11 +200,16 @@ static void add_def(struct indexer *ix, enum tr_def_kind kind,
 		    const char **comps, int n)
 {
 	struct tr_tapset_def *d = arena_alloc(&ix->s->arena, sizeof(*d));
+	int i;
 
 	d->kind = kind;
 	d->file = ix->file;
 	d->comps = comps;
 	d->n_comps = n;
+	d->name = comps[0];
+	for (i = 1; i < n; i++)
+		d->name = arena_printf(&ix->s->arena, "%s.%s", d->name,
+				       comps[i]);
 	table_put(ix->s, ix->ix, d);
 	if (kind == TR_DEF_ALIAS)
 		vec_push(&ix->s->arena, &ix->ix->aliases, d);

@@ -28,13 +28,14 @@ struct tr_tapset_def {
 	int file;		/* index into tr_tapset_index.files */
 	int n_comps;
 	const char **comps;
+	const char *name;	/* the components joined by '.' */
 };
 
 struct tr_tapset_index {
 	struct ptr_vec files;	/* struct src_file *, in search order */
 	struct ptr_vec eager;	/* non-NULL entry: files.v[i] is eager */
 	struct ptr_vec aliases;	/* struct tr_tapset_def *, for wildcards */
-	struct tr_tapset_def **table;	/* open addressing, by kind+comps[0] */
+	struct tr_tapset_def **table;	/* open addressing, by kind+name */
 	size_t cap, n;
 };
 
@@ -45,7 +46,8 @@ struct tr_tapset_index {
 int tr_tapset_index_add(struct tr_session *s, struct tr_tapset_index *ix,
 			struct src_file *f);
 
-/* The definitions of kind KIND whose first component is NAME: call with
+/* The definitions of kind KIND named NAME (an alias head joined by '.'):
+ * call with
  * *POS = 0, then again with the same POS until it returns NULL. */
 const struct tr_tapset_def *
 tr_tapset_index_find(const struct tr_tapset_index *ix, enum tr_def_kind kind,
