@@ -192,9 +192,15 @@ static void parse_tapset(struct elab *e, int file)
 	struct tr_session *s = e->s;
 	struct tr_file *tf;
 
+	int macros = s->macros.n;
+
 	if (e->files.v[file + 1])
 		return;
 	tf = tr_parse_file(s, s->tapset_index->files.v[file]);
+	/* A tapset's own @define's are its own (stap's langref: only .stpm
+	 * macros are shared), so the order files are parsed in cannot
+	 * change what another file's macro calls mean. */
+	s->macros.n = macros;
 	e->files.v[file + 1] = tf;
 	vec_push(&s->arena, &s->tapsets, tf);
 }

@@ -6,8 +6,9 @@
  * blanks, comments (#, //, block), strings and %{ %} code byte by byte as
  * lexer.c does, and watches the top level (outside braces) for
  * `probe HEAD[, HEAD] =`/`+=`, `[private] function NAME` and
- * `[private] global NAME, ...`.  A false positive only costs a parse; for
- * what it cannot be sure of it marks the file eager (tapset_index.h).
+ * `[private] global NAME, ...`, skipping @define bodies.  A false
+ * positive only costs a parse; for what it cannot be sure of it marks the
+ * file eager (tapset_index.h).
  */
 #include <config.h>
 
@@ -347,6 +348,34 @@ static void scan_private(struct indexer *ix)
 	}
 }
 
+/* @define NAME[(params)] %( body %): the body only ever expands where a
+ * macro is called, and a call at the top level makes the file eager, so
+ * the body itself defines nothing here. */
+static void skip_define(struct indexer *ix)
+{
+	struct scan *sc = &ix->sc;
+	int depth = 1;
+
+	if (next_tok(sc) != SC_WORD || next_tok(sc) == SC_END) {
+		ix->eager = true;
+		return;
+	}
+	if (is(sc, SC_OP, "(")) {
+		skip_parens(ix);
+		next_tok(sc);
+	}
+	if (!is(sc, SC_OP, "%(")) {
+		ix->eager = true;
+		return;
+	}
+	while (depth > 0 && next_tok(sc) != SC_END) {
+		if (is(sc, SC_OP, "%("))
+			depth++;
+		else if (is(sc, SC_OP, "%)"))
+			depth--;
+	}
+}
+
 /* One token at the top level. */
 static void scan_top(struct indexer *ix, bool after_dot)
 {
@@ -362,14 +391,18 @@ static void scan_top(struct indexer *ix, bool after_dot)
 		scan_globals(ix);
 	else if (is(sc, SC_WORD, "private"))
 		scan_private(ix);
-	else if (sc->tok[0] == '@')	/* @define, or a macro call */
+	else if (is(sc, SC_WORD, "@define"))
+		skip_define(ix);
+	else if (sc->tok[0] == '@')	/* a macro call */
 		ix->eager = true;
 }
 
+/* Braces and parentheses: a macro call inside either is an argument or
+ * a statement, never a top-level definition. */
 static void scan_file(struct indexer *ix)
 {
 	struct scan *sc = &ix->sc;
-	int depth = 0;
+	int depth = 0, parens = 0;
 	bool after_dot = false;
 
 	while (!ix->eager && next_tok(sc) != SC_END) {
@@ -377,7 +410,11 @@ static void scan_file(struct indexer *ix)
 			depth++;
 		} else if (is(sc, SC_OP, "}")) {
 			depth -= depth > 0;
-		} else if (depth == 0) {
+		} else if (depth == 0 && is(sc, SC_OP, "(")) {
+			parens++;
+		} else if (depth == 0 && is(sc, SC_OP, ")")) {
+			parens -= parens > 0;
+		} else if (depth == 0 && parens == 0) {
 			scan_top(ix, after_dot);
 		}
 		after_dot = is(sc, SC_OP, ".");

@@ -3,9 +3,9 @@
  *
  * The scan sees the raw tokens (no preprocessing): a definition hidden
  * by a %( %) conditional is still indexed, which costs at most a parse.
- * What the scan cannot read with certainty (a macro call or @define at
- * the top level, an alias head it does not understand) makes the whole
- * file "eager": parsed up front, as every file was before.
+ * What the scan cannot read with certainty (a macro call at the top
+ * level, an alias head it does not understand) makes the whole file
+ * "eager": parsed up front, as every file was before.
  */
 #ifndef TR_TAPSET_INDEX_H
 #define TR_TAPSET_INDEX_H

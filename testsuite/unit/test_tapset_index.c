@@ -1,12 +1,20 @@
 /* test_tapset_index.c -- the lexical pre-scan of tapset files
  * (translator/tapset_index.c): what it indexes, what it must skip, and
  * when it gives up and marks a file eager.  A miss here would make pass 2
- * fail to find a tapset definition, so each rule has a case.
+ * fail to find a tapset definition, so each rule has a case.  Then, on
+ * SystemTap's own tapsets when installed (STAP_TAPSET_DIR, else
+ * /usr/share/systemtap/tapset), every alias, function and global the
+ * parser finds in a file must be in the file's index entries, unless
+ * the scan marked the file eager.
  */
 #include <config.h>
 
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "ast.h"
 #include "session.h"
 #include "tapset_index.h"
 #include "tap.h"
@@ -115,8 +123,6 @@ static void test_conditional(struct tr_session *s,
 static void test_eager(struct tr_session *s, struct tr_tapset_index *ix)
 {
 	static const struct { const char *text, *why; } cases[] = {
-		{ "@define M %( 1 %)\nfunction f() { return @M }\n",
-		  "@define" },
 		{ "@mkfunc(h)\n", "a macro call at the top level" },
 		{ "probe w.* = x { }\n", "a wildcard alias head" },
 		{ "probe w.{a,b} = x { }\n", "an alternative in a head" },
@@ -130,6 +136,15 @@ static void test_eager(struct tr_session *s, struct tr_tapset_index *ix)
 	tap_ok(!tr_tapset_index_eager(ix, tr_tapset_index_add(s, ix,
 		src(s, "probe w.* { }\nprobe v { @entry(1) }\n"))),
 	       "wildcard probe and a macro in a body are not eager");
+	tap_ok(!tr_tapset_index_eager(ix, tr_tapset_index_add(s, ix,
+		src(s, "@define M(a) %( %( 1 %? @w(@a) %) } %)\n"
+		       "@define N %( function nf() %)\n"
+		       "function after_define() { return @M(1) }\n"))),
+	       "@define bodies are skipped, not eager");
+	tap_int_eq(count(ix, TR_DEF_FUNCTION, "after_define", NULL), 1,
+		   "a definition after @define's is found");
+	tap_int_eq(count(ix, TR_DEF_FUNCTION, "nf", NULL), 0,
+		   "a definition inside a macro body is not");
 }
 
 /* Same name in two files: both are found, so the search order decides. */
@@ -159,6 +174,140 @@ static void test_many(struct tr_session *s, struct tr_tapset_index *ix)
 	tap_int_eq(found, 2000, "2000 heads all found");
 }
 
+static bool indexed(const struct tr_tapset_index *ix, enum tr_def_kind kind,
+		    const char *name, int file)
+{
+	const struct tr_tapset_def *d;
+	size_t pos = 0;
+
+	while ((d = tr_tapset_index_find(ix, kind, name, &pos)))
+		if (d->file == file)
+			return true;
+	return false;
+}
+
+static const char *head_name(struct tr_session *s,
+			     const struct tr_probe_point *pp)
+{
+	const char *name = "";
+	int i;
+
+	for (i = 0; i < pp->comps.n; i++) {
+		const struct tr_component *c = pp->comps.v[i];
+
+		name = i ? arena_printf(&s->arena, "%s.%s", name, c->name) :
+		       c->name;
+	}
+	return name;
+}
+
+/* The names the parser found in TF that the index lacks, diagnosed. */
+static int misses(struct tr_session *s, const struct tr_tapset_index *ix,
+		  const struct tr_file *tf, int file)
+{
+	int i, k, n = 0;
+
+	for (i = 0; i < tf->functions.n; i++) {
+		const struct tr_func *f = tf->functions.v[i];
+
+		if (!indexed(ix, TR_DEF_FUNCTION, f->name, file) && ++n)
+			tap_diag("%s: function %s", tf->src->name, f->name);
+	}
+	for (i = 0; i < tf->globals.n; i++) {
+		const struct tr_sym *g = tf->globals.v[i];
+
+		if (!indexed(ix, TR_DEF_GLOBAL, g->name, file) && ++n)
+			tap_diag("%s: global %s", tf->src->name, g->name);
+	}
+	for (i = 0; i < tf->aliases.n; i++) {
+		const struct tr_probe *a = tf->aliases.v[i];
+
+		for (k = 0; k < a->alias_names.n; k++) {
+			const char *h = head_name(s, a->alias_names.v[k]);
+
+			if (!indexed(ix, TR_DEF_ALIAS, h, file) && ++n)
+				tap_diag("%s: alias %s", tf->src->name, h);
+		}
+	}
+	return n;
+}
+
+struct tree_stats {
+	int files, parsed, eager, missed;
+};
+
+static void check_file(struct tr_session *s, struct tr_tapset_index *ix,
+		       const char *path, struct tree_stats *st)
+{
+	struct src_file *f = tr_read_file(s, path, true);
+	struct tr_file *tf;
+	int file, errors = s->parse_errors;
+
+	if (!f)
+		return;
+	st->files++;
+	file = tr_tapset_index_add(s, ix, f);
+	if (tr_tapset_index_eager(ix, file)) {
+		st->eager++;
+		return;
+	}
+	tf = tr_parse_file(s, f);
+	if (!tf || s->parse_errors != errors)
+		return;	/* a macro of another tree: nothing to compare */
+	st->parsed++;
+	st->missed += misses(s, ix, tf, file);
+}
+
+static void walk(struct tr_session *s, struct tr_tapset_index *ix,
+		 const char *dir, struct tree_stats *st)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		const char *path = arena_printf(&s->arena, "%s/%s", dir,
+						de->d_name);
+		size_t len = strlen(de->d_name);
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (de->d_type == DT_DIR)
+			walk(s, ix, path, st);
+		else if (len > 4 && !strcmp(de->d_name + len - 4, ".stp"))
+			check_file(s, ix, path, st);
+	}
+	closedir(d);
+}
+
+static void test_real_tapsets(void)
+{
+	const char *dir = getenv("STAP_TAPSET_DIR");
+	struct tr_session s;
+	struct tr_tapset_index ix = { 0 };
+	struct tree_stats st = { 0 };
+	FILE *null = fopen("/dev/null", "w");
+
+	if (!dir)
+		dir = "/usr/share/systemtap/tapset";
+	tr_session_init(&s, NULL);
+	if (null)
+		s.err = null;
+	walk(&s, &ix, dir, &st);
+	if (st.parsed == 0) {
+		tap_skip("no parsable SystemTap tapsets in %s", dir);
+	} else {
+		tap_diag("%s: %d files, %d eager, %d parsed and compared",
+			 dir, st.files, st.eager, st.parsed);
+		tap_int_eq(st.missed, 0, "the parser finds no name the index "
+			   "lacks in SystemTap's tapsets");
+	}
+	tr_session_fini(&s);
+	if (null)
+		fclose(null);
+}
+
 int main(void)
 {
 	struct tr_session s;
@@ -172,5 +321,6 @@ int main(void)
 	test_duplicates(&s, &ix);
 	test_many(&s, &ix);
 	tr_session_fini(&s);
+	test_real_tapsets();
 	return tap_done();
 }
