@@ -56,6 +56,18 @@ static const char *name_or_anon(const struct maptap_vma *v)
 	return v->name_len ? v->name : "[anon]";
 }
 
+/* " {dyn text}": the module's type and the segment's kind; an anonymous
+ * copy of the segment (maptap_module_desc.anon) is "text(anon)", so a
+ * reader sees the bytes are not the file's. */
+static void text_where(FILE *fp, const struct maptap_module_desc *d)
+{
+	fprintf(fp, " {%s", maptap_module_type_name(d->module.type));
+	if (d->has_segment)
+		fprintf(fp, " %s%s", maptap_segment_kind_name(d->segment.kind),
+			d->anon ? "(anon)" : "");
+	fputc('}', fp);
+}
+
 static void text_range(FILE *fp, const struct maptap_event *ev)
 {
 	const struct maptap_vma *v = &ev->vma, *o = &ev->old;
@@ -86,11 +98,7 @@ static void text_range(FILE *fp, const struct maptap_event *ev)
 		break;
 	}
 	if (ev->where && ev->where->has_module)
-		fprintf(fp, " {%s%s%s}",
-			maptap_module_type_name(ev->where->module.type),
-			ev->where->has_segment ? " " : "",
-			ev->where->has_segment ?
-			maptap_segment_kind_name(ev->where->segment.kind) : "");
+		text_where(fp, ev->where);
 }
 
 int maptap_module_event_print_text(FILE *fp,
@@ -269,8 +277,9 @@ static void json_where(FILE *fp, const struct maptap_module_desc *d)
 	if (!d->has_segment)
 		return;
 	fprintf(fp, ",\"segment\":{\"index\":%d,\"kind\":\"%s\",\"p_vaddr\":"
-		"\"0x%" PRIx64 "\",\"p_offset\":\"0x%" PRIx64 "\"}", si->index,
-		maptap_segment_kind_name(si->kind), si->p_vaddr, si->p_offset);
+		"\"0x%" PRIx64 "\",\"p_offset\":\"0x%" PRIx64 "\"%s}", si->index,
+		maptap_segment_kind_name(si->kind), si->p_vaddr, si->p_offset,
+		d->anon ? ",\"anon\":true" : "");
 }
 
 int maptap_module_event_print_json(FILE *fp,

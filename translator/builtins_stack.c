@@ -1,26 +1,353 @@
-/* builtins_stack.c -- script functions of the user backtraces: ubacktrace, ... (issue 6).
+/* builtins_stack.c -- script functions of user backtraces (stap's
+ * ucontext-unwind and ucontext-symbols tapsets): ubacktrace,
+ * print_ubacktrace, sprint_ubacktrace, print_ubacktrace_brief,
+ * print_ubacktrace_fileline, ucallers, ustack, print_usyms, sprint_usyms,
+ * print_ustack, sprint_ustack.
  *
  * Group 3 of builtins.c's groups: ids from 3 * TR_BUILTIN_GROUP_BASE.
+ *
+ * The stack is the current handler's thread (I->tgt: pid, tid, in a
+ * ptrace stop), walked by maptap_unwind() up to MAXBACKTRACE frames (-D
+ * MAXBACKTRACE=N, stap's default 20).  Outside a stopped user context
+ * (begin, end, timers, a thread that exited) there is no user stack:
+ * the print functions print "<no user backtrace at PP>", the others
+ * return "" or 0, as stap does.
+ *
+ * Formats (stap's runtime/sym.c _stp_snprint_addr flag sets):
+ *   full     " 0xADDR : SYM+0xOFF/0xSIZE [MODPATH]\n"   print_ubacktrace,
+ *                                                      print_usyms
+ *   fileline the same with " at FILE:LINE" before the module
+ *   simple   "SYM+0xOFF [MODBASENAME]\n"                sprint_ubacktrace,
+ *                                                      sprint_usyms
+ *   brief    "SYM+0xOFF\n"                              print_ubacktrace_brief
+ * without a symbol "0xADDR [MOD+0xOFF]" (module-relative offset), and
+ * without a module "0xADDR".  ubacktrace() and ucallers() give hex
+ * addresses separated by single spaces.  Strings are cut at MAXSTRINGLEN
+ * between frames, never inside one.  The print functions end a walk that
+ * stopped early (no CFI, implausible frame) with a marker line
+ * " <unwinding stopped: REASON>".
+ *
+ * Frames are looked up as maptap_frame_lookup() says: a return address
+ * at pc - 1.  Hex strings passed back to *_usyms / *_ustack carry no
+ * such mark: their first address is taken as the exact pc, the others
+ * as return addresses, which is what ubacktrace() produced.
  */
 #include <config.h>
 
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <maptap/symbols.h>
+#include <maptap/unwind.h>
+
 #include "interp.h"
 
-static const struct tr_builtin table[] = {
-	{ NULL, 0, 0, { TY_UNKNOWN }, TY_UNKNOWN, 0 },
+enum {
+	K_UBACKTRACE = 3 * TR_BUILTIN_GROUP_BASE, K_PRINT_UBACKTRACE,
+	K_SPRINT_UBACKTRACE, K_PRINT_UBACKTRACE_BRIEF,
+	K_PRINT_UBACKTRACE_FILELINE, K_UCALLERS, K_USTACK, K_PRINT_USYMS,
+	K_SPRINT_USYMS, K_PRINT_USTACK, K_SPRINT_USTACK,
 };
+
+#define L TY_LONG
+#define S TY_STRING
+#define U TY_UNKNOWN
+
+static const struct tr_builtin table[] = {
+	{ "ubacktrace", 0, 0, { U }, S, K_UBACKTRACE },
+	{ "print_ubacktrace", 0, 0, { U }, U, K_PRINT_UBACKTRACE },
+	{ "sprint_ubacktrace", 0, 0, { U }, S, K_SPRINT_UBACKTRACE },
+	{ "print_ubacktrace_brief", 0, 0, { U }, U,
+	  K_PRINT_UBACKTRACE_BRIEF },
+	{ "print_ubacktrace_fileline", 0, 0, { U }, U,
+	  K_PRINT_UBACKTRACE_FILELINE },
+	{ "ucallers", 1, 1, { L }, S, K_UCALLERS },
+	{ "ustack", 1, 1, { L }, L, K_USTACK },
+	{ "print_usyms", 1, 1, { S }, U, K_PRINT_USYMS },
+	{ "sprint_usyms", 1, 1, { S }, S, K_SPRINT_USYMS },
+	{ "print_ustack", 1, 1, { S }, U, K_PRINT_USTACK },
+	{ "sprint_ustack", 1, 1, { S }, S, K_SPRINT_USTACK },
+};
+
+#undef L
+#undef S
+#undef U
+
+enum fmt { F_FULL, F_FILELINE, F_SIMPLE, F_BRIEF };
+
+/* Frames of one walk; FRAMES has room for MAXBACKTRACE. */
+struct walk {
+	struct maptap_frame *frames;
+	int n;			/* < 0: no user context */
+	enum maptap_unwind_end end;
+};
+
+static bool user_context(const struct interp *I)
+{
+	return I->tgt && I->tgt->pid && I->tgt->stopped && I->tgt->mods;
+}
+
+static unsigned max_frames(const struct interp *I)
+{
+	int64_t v = I->s->limits.maxbacktrace;
+
+	return v > 0 && v < 100000 ? (unsigned)v : MAPTAP_MAXBACKTRACE;
+}
+
+/* Walk the current thread's stack into W (frames malloc'd, free them). */
+static void walk(struct interp *I, struct walk *w)
+{
+	struct tr_target *t = I->tgt;
+	unsigned max = max_frames(I);
+
+	w->n = -1;
+	w->frames = NULL;
+	w->end = MAPTAP_UNWIND_COMPLETE;
+	if (!user_context(I))
+		return;
+	if (!t->unw && maptap_unwinder_new(t->mods, &t->unw) != 0)
+		return;
+	w->frames = calloc(max, sizeof(*w->frames));
+	if (!w->frames)
+		return;
+	w->n = maptap_unwind(t->unw, t->pid, t->tid ? t->tid : t->pid,
+			     w->frames, max, &w->end);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* One frame in format F onto B, newline included. */
+static void format_frame(struct interp *I, const struct maptap_frame *f,
+			 enum fmt fmt, struct maptap_script_buf *b)
+{
+	unsigned flags = MAPTAP_SYM_FUNC |
+			 (fmt == F_FILELINE ? MAPTAP_SYM_LINE : 0);
+	const struct maptap_module_info *mi;
+	struct maptap_sym_info si;
+	const char *mod = NULL;
+
+	maptap_frame_lookup(I->tgt->mods, I->tgt->pid, f, flags, &si);
+	mi = &si.where.module;
+	if (si.where.has_module && mi->path)
+		mod = fmt == F_SIMPLE ? base_name(mi->path) : mi->path;
+	if (fmt == F_FULL || fmt == F_FILELINE)
+		maptap_script_buf_printf(b, " %#" PRIx64, f->pc);
+	if (!si.func.name) {
+		if (fmt != F_FULL && fmt != F_FILELINE)
+			maptap_script_buf_printf(b, "%#" PRIx64, f->pc);
+		if (mod)
+			maptap_script_buf_printf(b, " [%s+%#" PRIx64 "]", mod,
+						 f->pc - mi->bias);
+		maptap_script_buf_addc(b, '\n');
+		return;
+	}
+	if (fmt == F_FULL || fmt == F_FILELINE)
+		maptap_script_buf_adds(b, " : ");
+	maptap_script_buf_printf(b, "%s+%#" PRIx64, si.func.name,
+				 si.func.offset);
+	if (fmt == F_FULL || fmt == F_FILELINE)
+		maptap_script_buf_printf(b, "/%#" PRIx64, si.func.size);
+	if (fmt == F_FILELINE && si.src_file)
+		maptap_script_buf_printf(b, " at %s:%d", si.src_file,
+					 si.src_line);
+	if (mod && fmt != F_BRIEF)
+		maptap_script_buf_printf(b, " [%s]", mod);
+	maptap_script_buf_addc(b, '\n');
+}
+
+/* Frames F[0..N) in FMT onto B; with LIMIT (bytes, 0: none) only the
+ * whole lines that fit. */
+static void format_frames(struct interp *I, const struct maptap_frame *f,
+			  int n, enum fmt fmt, size_t limit,
+			  struct maptap_script_buf *b)
+{
+	size_t keep;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		keep = b->len;
+		format_frame(I, &f[i], fmt, b);
+		if (limit && b->len > limit) {
+			maptap_script_buf_truncate(b, keep);
+			return;
+		}
+	}
+}
+
+/* PCs of F[FROM..TO) as hex separated by spaces, whole addresses only
+ * within LIMIT bytes. */
+static void hex_frames(const struct maptap_frame *f, int from, int to,
+		       size_t limit, struct maptap_script_buf *b)
+{
+	size_t keep;
+	int i;
+
+	for (i = from; i < to; i++) {
+		keep = b->len;
+		maptap_script_buf_printf(b, i > from ? " %#" PRIx64 :
+					 "%#" PRIx64, f[i].pc);
+		if (b->len > limit) {
+			maptap_script_buf_truncate(b, keep);
+			return;
+		}
+	}
+}
+
+/* The frames named by a hex string of ubacktrace(): up to MAX. */
+static int parse_hex(struct sref a, struct maptap_frame *f, unsigned max)
+{
+	char *buf = strndup(a.p, a.len), *p, *end;
+	int n = 0;
+
+	if (!buf)
+		return 0;
+	for (p = buf; *p && (unsigned)n < max; p = end) {
+		uint64_t v = strtoull(p, &end, 16);
+
+		if (end == p)
+			break;
+		memset(&f[n], 0, sizeof(f[n]));
+		f[n].pc = v;
+		f[n].activation = n == 0;
+		n++;
+	}
+	free(buf);
+	return n;
+}
+
+static void no_backtrace(struct interp *I, struct maptap_script_buf *b)
+{
+	maptap_script_buf_printf(b, "<no user backtrace at %s>\n",
+				 I->cur ? I->cur->name : "");
+}
+
+static void print_walk(struct interp *I, enum fmt fmt)
+{
+	struct maptap_script_buf *b = &I->out;
+	struct walk w;
+
+	walk(I, &w);
+	if (w.n < 0) {
+		no_backtrace(I, b);
+	} else {
+		format_frames(I, w.frames, w.n, fmt, 0, b);
+		if (w.end == MAPTAP_UNWIND_NOINFO ||
+		    w.end == MAPTAP_UNWIND_BADFRAME)
+			maptap_script_buf_printf(b,
+				" <unwinding stopped: %s>\n",
+				maptap_unwind_end_name(w.end));
+	}
+	free(w.frames);
+}
+
+static void print_syms(struct interp *I, struct node *n)
+{
+	struct sref a = tr_eval_str(I, n->list.v[0]);
+	unsigned max = max_frames(I);
+	struct maptap_frame *f;
+	int k;
+
+	if (!user_context(I))
+		return;
+	f = calloc(max, sizeof(*f));
+	if (!f)
+		return;
+	k = parse_hex(a, f, max);
+	format_frames(I, f, k, F_FULL, 0, &I->out);
+	free(f);
+}
+
+static int64_t call_long(struct interp *I, struct node *n)
+{
+	int64_t k = tr_eval_long(I, n->list.v[0]);
+	struct walk w;
+	int64_t v = 0;
+
+	walk(I, &w);
+	if (k >= 0 && k < w.n)
+		v = (int64_t)w.frames[k].pc;
+	free(w.frames);
+	return v;
+}
+
+static void call_string(struct interp *I, struct node *n,
+			struct maptap_script_buf *b)
+{
+	size_t limit = I->lim.maxstringlen - 1;
+	unsigned max = max_frames(I);
+	struct maptap_frame *f;
+	int64_t k;
+	struct walk w;
+
+	maptap_script_buf_clear(b);
+	switch (n->builtin) {
+	case K_UBACKTRACE:
+	case K_SPRINT_UBACKTRACE:
+		walk(I, &w);
+		if (w.n > 0 && n->builtin == K_UBACKTRACE)
+			hex_frames(w.frames, 0, w.n, limit, b);
+		else if (w.n > 0)
+			format_frames(I, w.frames, w.n, F_SIMPLE, limit, b);
+		free(w.frames);
+		break;
+	case K_UCALLERS:
+		/* stap: N levels above the current one, -1 for all */
+		k = tr_eval_long(I, n->list.v[0]);
+		walk(I, &w);
+		if (w.n > 1)
+			hex_frames(w.frames, 1, k < 0 || k >= w.n - 1 ? w.n :
+				   (int)k + 1, limit, b);
+		free(w.frames);
+		break;
+	default:		/* sprint_usyms, sprint_ustack */
+		f = calloc(max, sizeof(*f));
+		if (f && user_context(I))
+			format_frames(I, f, parse_hex(tr_eval_str(I,
+				      n->list.v[0]), f, max), F_SIMPLE, limit,
+				      b);
+		free(f);
+		break;
+	}
+}
 
 static void call(struct interp *I, struct node *n, int64_t *l,
 		 struct sref *s)
 {
-	(void)I;
-	(void)n;
-	(void)s;
+	struct maptap_script_buf *b;
+
 	*l = 0;
+	switch (n->builtin) {
+	case K_PRINT_UBACKTRACE:
+		print_walk(I, F_FULL);
+		return;
+	case K_PRINT_UBACKTRACE_BRIEF:
+		print_walk(I, F_BRIEF);
+		return;
+	case K_PRINT_UBACKTRACE_FILELINE:
+		print_walk(I, F_FILELINE);
+		return;
+	case K_PRINT_USYMS:
+	case K_PRINT_USTACK:
+		print_syms(I, n);
+		return;
+	case K_USTACK:
+		*l = call_long(I, n);
+		return;
+	}
+	b = tr_tmp_get(I);
+	call_string(I, n, b);
+	s->p = maptap_script_buf_str(b);
+	s->len = b->len;
 }
 
 const struct tr_builtin_group tr_builtins_stack = {
 	.table = table,
-	.n = 0,
+	.n = sizeof(table) / sizeof(table[0]),
 	.call = call,
 };

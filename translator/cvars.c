@@ -29,7 +29,7 @@ enum cvar {
 	CV_OLD_NAME, CV_SNAPSHOT, CV_CHILD, CV_FORMER_TID, CV_STATUS,
 	CV_GROUP_EXIT, CV_PATH, CV_OLD_PATH, CV_REASON, CV_MODULE_PATH,
 	CV_MODULE_BUILD_ID, CV_MODULE_TYPE, CV_MODULE_BIAS, CV_SEGMENT_KIND,
-	CV_SEGMENT_INDEX, CV_SEGMENT_VADDR, CV_SEGMENT_OFFSET,
+	CV_SEGMENT_INDEX, CV_SEGMENT_VADDR, CV_SEGMENT_OFFSET, CV_SEGMENT_ANON,
 };
 
 struct cvar_def {
@@ -74,6 +74,7 @@ static const struct cvar_def event_vars[] = {
 	{ "$segment_index", CV_SEGMENT_INDEX, L },
 	{ "$segment_vaddr", CV_SEGMENT_VADDR, L },
 	{ "$segment_offset", CV_SEGMENT_OFFSET, L },
+	{ "$segment_anon", CV_SEGMENT_ANON, L },
 };
 
 #undef L
@@ -170,6 +171,8 @@ static int64_t where_long(const struct maptap_module_desc *w, int id)
 		return w->has_segment ? (int64_t)w->segment.p_vaddr : 0;
 	case CV_SEGMENT_OFFSET:
 		return w->has_segment ? (int64_t)w->segment.p_offset : 0;
+	case CV_SEGMENT_ANON:
+		return w->anon;
 	}
 	return 0;
 }
@@ -201,6 +204,7 @@ static int64_t event_long(const struct tr_target *t, int id)
 	case CV_SEGMENT_INDEX:
 	case CV_SEGMENT_VADDR:
 	case CV_SEGMENT_OFFSET:
+	case CV_SEGMENT_ANON:
 		return where_long(ev->where, id);
 	}
 	return maptap_event_is_range(ev->kind) ? vma_long(ev, id) : 0;

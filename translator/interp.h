@@ -45,6 +45,7 @@ struct maptap_modules;
 struct maptap_event;
 struct maptap_module_event;
 struct maptap_syscall_stop;
+struct maptap_unwinder;
 
 /* The traced processes as pass 5 sees them (-c / -x), and the context of
  * the probe handler that runs now.  Owned by the driver of the run
@@ -64,6 +65,9 @@ struct tr_target {
 	/* execname() of a task that is gone (end, thread.end): the
 	 * process's name at its begin; NULL: read it from /proc. */
 	const char *comm;
+	/* builtins_stack.c's unwinder, made on the first backtrace;
+	 * freed with the target (maptap_unwinder_free). */
+	struct maptap_unwinder *unw;
 };
 
 struct interp {

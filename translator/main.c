@@ -125,7 +125,7 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->last_pass = 5;
-	while ((c = getopt_long(argc, argv, "+c:x:e:o:p:vwD:G:I:T:d:hV",
+	while ((c = getopt_long(argc, argv, "c:x:e:o:p:vwD:G:I:T:d:hV",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':

@@ -63,6 +63,7 @@ static int apply_define(struct tr_session *s, const struct driver_define *d)
 		{ "MAXERRORS", offsetof(struct tr_limits, maxerrors), 0 },
 		{ "MAXNESTING", offsetof(struct tr_limits, maxnesting), 0 },
 		{ "MAXSKIPPED", offsetof(struct tr_limits, maxskipped), 0 },
+		{ "MAXBACKTRACE", offsetof(struct tr_limits, maxbacktrace), 1 },
 	};
 	size_t i;
 	char *end;

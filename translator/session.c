@@ -15,6 +15,7 @@
 #include <sys/utsname.h>
 
 #include <maptap/script_format.h>
+#include <maptap/unwind.h>
 
 #include "driver.h"
 #include "session.h"
@@ -42,6 +43,7 @@ void tr_session_init(struct tr_session *s, const struct driver_opts *opts)
 	s->warn = !(opts && opts->suppress_warnings);
 	/* stap's runtime defaults for 64-bit user-space (runtime/common_*.h) */
 	s->limits.maxstringlen = 512;
+	s->limits.maxbacktrace = MAPTAP_MAXBACKTRACE;
 	s->limits.maxaction = 1000;
 	s->limits.maxmapentries = 2048;
 	s->limits.maxerrors = 0;

@@ -66,6 +66,7 @@ struct tr_limits {
 	int64_t maxerrors;	/* errors before the run stops */
 	int64_t maxnesting;	/* function call depth */
 	int64_t maxskipped;
+	int64_t maxbacktrace;	/* frames per user backtrace */
 };
 
 struct tr_macro;

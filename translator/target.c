@@ -1,14 +1,18 @@
 /* target.c -- pass 5 with traced processes: one maptap_session and one
  * module layer, and the probes their events fire (docs/probes.md).
  *
- * Every event goes through the module layer first, as the C log did, so
- * module events come before the range event that caused them and the
- * event's module and segment are known to its probes.  Lifetime probes
- * follow stap's process rules: begin when a process's model is ready
- * (attach, the command's first exec, each exec, each fork); end at the
- * last thread's exit and, for the old image, at an exec (before the new
- * image's begin); thread.begin at a clone that makes a thread;
- * thread.end at the exit of a thread that is not the last.
+ * Every event goes through the module layer first, so that the event's
+ * module and segment are known to its probes.  A load fires before the
+ * range event that made it (its probes may already symbolize the new
+ * mapping); an unload is held until the range event that removed the
+ * module's last VMA has fired, since the module is gone only then.
+ *
+ * Lifetime probes follow stap's process rules: begin when a process's
+ * model is ready (attach, the command's first exec, each exec, each
+ * fork); end at the last thread's exit and, for the old image, at an
+ * exec (before the new image's begin); thread.begin at a clone that
+ * makes a thread; thread.end at the exit of a thread that is not the
+ * last.
  */
 #include <config.h>
 
@@ -52,6 +56,12 @@ struct run {
 	struct plist syscalls;
 	struct proc *procs;
 	size_t nprocs, cap;
+	/* The unloads of the current batch of events (one pid, one time:
+	 * one system call's changes); [0, sent) have fired. */
+	struct maptap_module_event *unloads;
+	size_t nunloads, unloads_cap, unloads_sent;
+	pid_t batch_pid;
+	uint64_t batch_ns;
 	char **argv;			/* -c, split */
 	char *cmd_copy;			/* the words of ARGV */
 	bool launched;
@@ -304,20 +314,95 @@ static void fire_point(struct run *r, enum tr_proc_point pt, pid_t pid,
 	fire(r, &r->by_point[pt], exe, true);
 }
 
-static int on_module_event(const struct maptap_module_event *me, void *arg)
+static void fire_module_event(struct run *r,
+			      const struct maptap_module_event *me)
 {
-	struct run *r = arg;
 	unsigned bit = me->kind == MAPTAP_MODULE_LOAD ? MAPTAP_EV_KIND_COUNT :
 		       MAPTAP_EV_KIND_COUNT + 1;
 
 	if (!r->by_event[bit].n || r->I->exit_requested)
-		return 0;
+		return;
 	clear_ctx(r);
 	r->pub.mev = me;
 	set_ctx(r, me->pid, me->tid, true);
 	fire(r, &r->by_event[bit], NULL, false);
 	clear_ctx(r);
+}
+
+/* Start a new batch when EV is not of the current one: the unloads of
+ * the last batch have all fired and are forgotten. */
+static void batch_begin(struct run *r, const struct maptap_event *ev)
+{
+	if (ev->pid == r->batch_pid && ev->time_ns == r->batch_ns)
+		return;
+	r->batch_pid = ev->pid;
+	r->batch_ns = ev->time_ns;
+	r->nunloads = r->unloads_sent = 0;
+}
+
+static int on_module_event(const struct maptap_module_event *me, void *arg)
+{
+	struct run *r = arg;
+	struct maptap_module_event *v;
+	size_t cap;
+
+	if (me->kind == MAPTAP_MODULE_LOAD) {
+		fire_module_event(r, me);
+		return 0;
+	}
+	/* ME->module lives as long as the tracker, ME->syscall is the
+	 * syscall table's: a copy of the event stays valid. */
+	if (r->nunloads == r->unloads_cap) {
+		cap = r->unloads_cap ? 2 * r->unloads_cap : 8;
+		v = realloc(r->unloads, cap * sizeof(*v));
+		if (!v) {
+			fire_module_event(r, me);	/* early, not lost */
+			return 0;
+		}
+		r->unloads = v;
+		r->unloads_cap = cap;
+	}
+	r->unloads[r->nunloads++] = *me;
 	return 0;
+}
+
+/* Fire the unloads held since the last call. */
+static void fire_unloads(struct run *r)
+{
+	while (r->unloads_sent < r->nunloads)
+		fire_module_event(r, &r->unloads[r->unloads_sent++]);
+}
+
+/* The desc of an unmap of anonymous memory that was the bss of a module
+ * unloaded earlier in this batch: munmap() of a library's whole span
+ * comes as one unmap event per VMA in address order, so the module
+ * layer has unloaded the instance at its last file-backed VMA and no
+ * longer sees a bss after it.  The instance still resolves "as it was"
+ * just before this batch (maptap_sym_lookup() with a time), and only an
+ * instance unloaded in this batch is taken.  Returns whether DESC is
+ * set. */
+static bool bss_of_unloaded(struct run *r, const struct maptap_event *ev,
+			    struct maptap_module_desc *desc)
+{
+	struct maptap_sym_info si;
+	const struct maptap_module_desc *w = &si.where;
+	size_t i;
+
+	if (ev->kind != MAPTAP_EV_UNMAP || ev->vma.inode || !r->nunloads ||
+	    ev->time_ns < 2 ||
+	    maptap_sym_lookup(r->pub.mods, ev->pid, ev->vma.start,
+			      ev->time_ns - 1, 0, &si) ||
+	    !w->has_segment || w->segment.kind != MAPTAP_SEG_BSS)
+		return false;
+	for (i = 0; i < r->nunloads; i++) {
+		const struct maptap_module_info *mi = r->unloads[i].module;
+
+		if (mi->path == w->module.path && mi->bias == w->module.bias) {
+			*desc = *w;
+			return true;
+		}
+	}
+	return false;
 }
 
 static bool is_thread_of(pid_t pid, pid_t tid)
@@ -380,8 +465,10 @@ static int on_event(const struct maptap_event *ev, void *arg)
 
 	/* The module layer opens the mapped files now, while the target is
 	 * stopped at this event; its module events come during the call. */
+	batch_begin(r, ev);
 	if (maptap_modules_event(r->pub.mods, ev, &desc, on_module_event,
-				 r) == 0 && desc.has_module)
+				 r) == 0 &&
+	    (desc.has_module || bss_of_unloaded(r, ev, &desc)))
 		e.where = &desc;
 	if (l->n && !r->I->exit_requested) {
 		clear_ctx(r);
@@ -390,6 +477,7 @@ static int on_event(const struct maptap_event *ev, void *arg)
 			ev->kind != MAPTAP_EV_DETACH);
 		fire(r, l, NULL, false);
 	}
+	fire_unloads(r);
 	if (!r->I->exit_requested)
 		lifetime(r, &e);
 	clear_ctx(r);
@@ -672,6 +760,7 @@ int tr_target_close(struct interp *I)
 	if (r->pub.sess && I->s->opts->verbose)
 		print_stats(r);
 	maptap_session_free(r->pub.sess);
+	maptap_unwinder_free(r->pub.unw);
 	maptap_modules_free(r->pub.mods);
 	for (i = 0; i < N_EVBITS; i++)
 		free(r->by_event[i].v);
@@ -681,6 +770,7 @@ int tr_target_close(struct interp *I)
 	while (r->nprocs)
 		free(r->procs[--r->nprocs].exe);
 	free(r->procs);
+	free(r->unloads);
 	free(r->argv);
 	free(r->cmd_copy);
 	free(r);

@@ -21,6 +21,7 @@
 #include <maptap/session.h>
 #include <maptap/module.h>
 #include <maptap/symbols.h>
+#include <maptap/unwind.h>
 
 /* The library's version, "MAJOR.MINOR.PATCH". */
 const char *maptap_version(void);

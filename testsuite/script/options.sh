@@ -73,4 +73,15 @@ for mode in kernel bpf; do
 		diag "rc=$rc $err"; fail "--runtime=$mode is refused with the reason"
 	fi
 done
+# Options may follow the script's name, as with stap ("stap x.stp -c
+# CMD"); a script argument that starts with '-' goes after "--".
+printf 'probe process.begin { printf("%%s %%s\\n", execname(), @1); exit() }\n' \
+	>"$tmp/after.stp"
+out=$("$maptap" "$tmp/after.stp" -c true -- -arg 2>&1)
+if [ "$out" = "true -arg" ]; then
+	ok "options after the script name are options; '--' ends them"
+else
+	diag "$out"; fail "options after the script name are options; '--' ends them"
+fi
+
 tap_done

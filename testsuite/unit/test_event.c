@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include <maptap/event.h>
+#include <maptap/module.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,10 +138,49 @@ static void test_names(void)
 	       "unknown kind has none");
 }
 
+/* The module and segment of a range, and the mark of an anonymous copy
+ * of a segment (maptap_module_desc.anon) in both forms. */
+static void test_where(void)
+{
+	struct maptap_event ev = range_event(MAPTAP_EV_PROTECT, "", 0);
+	struct maptap_module_desc d;
+	char *s;
+
+	memset(&d, 0, sizeof(d));
+	d.has_module = d.has_segment = true;
+	d.module.path = "/bin/x";
+	d.module.type = MAPTAP_MODULE_DYN;
+	d.module.bias = 0x1000;
+	d.segment.index = 3;
+	d.segment.kind = MAPTAP_SEG_TEXT;
+	d.segment.p_vaddr = 0x1000;
+	d.segment.p_offset = 0x1000;
+	ev.where = &d;
+	s = render(&ev, false);
+	tap_ok(strstr(s, " {dyn text} [mmap]\n") != NULL,
+	       "text: module type and segment kind");
+	free(s);
+	s = render(&ev, true);
+	tap_ok(strstr(s, ",\"segment\":{\"index\":3,\"kind\":\"text\","
+		      "\"p_vaddr\":\"0x1000\",\"p_offset\":\"0x1000\"}}\n")
+	       != NULL, "JSON: segment object without anon");
+	free(s);
+	d.anon = true;
+	s = render(&ev, false);
+	tap_ok(strstr(s, " {dyn text(anon)} [mmap]\n") != NULL,
+	       "text: an anonymous copy is text(anon)");
+	free(s);
+	s = render(&ev, true);
+	tap_ok(strstr(s, "\"p_offset\":\"0x1000\",\"anon\":true}}\n")
+	       != NULL, "JSON: an anonymous copy has \"anon\":true");
+	free(s);
+}
+
 int main(void)
 {
 	test_text();
 	test_json();
+	test_where();
 	test_names();
 	return tap_done();
 }
