@@ -22,6 +22,7 @@
 #include "cvars.h"
 #include "driver.h"
 #include "elab_int.h"
+#include "tapset_index.h"
 
 struct scope {
 	struct elab *e;
@@ -173,19 +174,60 @@ void tr_load_macro_libs(struct tr_session *s)
 	for_each_tapset_file(s, ".stpm", load_macro_file, NULL);
 }
 
-static void load_tapset_file(struct tr_session *s, struct src_file *f,
-			     void *arg)
+/* Tapset files are indexed up front (tapset_index.c) and parsed when
+ * the script first needs a name one defines.  e->files keeps stap's
+ * order, the script then every tapset file, with NULL for a file not
+ * parsed yet, so lookups pick the same definition as if all were. */
+static void index_tapset_file(struct tr_session *s, struct src_file *f,
+			      void *arg)
 {
 	struct elab *e = arg;
-	struct tr_file *tf = tr_parse_file(s, f);
 
+	tr_tapset_index_add(s, s->tapset_index, f);
+	vec_push(&s->arena, &e->files, NULL);
+}
+
+static void parse_tapset(struct elab *e, int file)
+{
+	struct tr_session *s = e->s;
+	struct tr_file *tf;
+
+	int macros = s->macros.n;
+
+	if (e->files.v[file + 1])
+		return;
+	tf = tr_parse_file(s, s->tapset_index->files.v[file]);
+	/* A tapset's own @define's are its own (stap's langref: only .stpm
+	 * macros are shared), so the order files are parsed in cannot
+	 * change what another file's macro calls mean. */
+	s->macros.n = macros;
+	e->files.v[file + 1] = tf;
 	vec_push(&s->arena, &s->tapsets, tf);
-	vec_push(&s->arena, &e->files, tf);
 }
 
 static void load_tapsets(struct elab *e)
 {
-	for_each_tapset_file(e->s, ".stp", load_tapset_file, e);
+	struct tr_tapset_index *ix;
+	int i;
+
+	ix = arena_alloc(&e->s->arena, sizeof(*ix));
+	e->s->tapset_index = ix;
+	for_each_tapset_file(e->s, ".stp", index_tapset_file, e);
+	for (i = 0; i < ix->files.n; i++)
+		if (tr_tapset_index_eager(ix, i))
+			parse_tapset(e, i);
+}
+
+/* Parse every tapset file that defines a KIND named NAME. */
+static void need_name(struct elab *e, enum tr_def_kind kind,
+		      const char *name)
+{
+	const struct tr_tapset_def *d;
+	size_t pos = 0;
+
+	while ((d = tr_tapset_index_find(e->s->tapset_index, kind, name,
+					 &pos)))
+		parse_tapset(e, d->file);
 }
 
 /* ---- cloning (each derived probe owns its body) ---- */
@@ -263,9 +305,10 @@ static struct tr_sym *find_global(struct elab *e, struct tr_file *from,
 {
 	int i;
 
+	need_name(e, TR_DEF_GLOBAL, name);
 	for (i = 0; i < e->files.n; i++) {
 		struct tr_file *f = e->files.v[i];
-		struct tr_sym *g = find_in(&f->globals, name);
+		struct tr_sym *g = f ? find_in(&f->globals, name) : NULL;
 
 		if (!g || (g->is_private && f != from))
 			continue;
@@ -281,12 +324,14 @@ static struct tr_func *find_function(struct elab *e, struct tr_file *from,
 {
 	int i, k;
 
+	if (!script_only)
+		need_name(e, TR_DEF_FUNCTION, name);
 	for (i = 0; i < e->files.n; i++) {
 		struct tr_file *f = e->files.v[i];
 
 		if (script_only && f != e->script)
 			break;
-		for (k = 0; k < f->functions.n; k++) {
+		for (k = 0; f && k < f->functions.n; k++) {
 			struct tr_func *fn = f->functions.v[k];
 
 			if (strcmp(fn->name, name) ||
@@ -1132,6 +1177,61 @@ static void expand_alias(struct elab *e, const struct tr_probe_point *pp,
 	}
 }
 
+static bool has_glob(const char *name)
+{
+	return strpbrk(name, "*?[{\\") != NULL;
+}
+
+static bool head_matches(const struct tr_probe_point *pp,
+			 const struct tr_tapset_def *d)
+{
+	int i;
+
+	if (d->n_comps != pp->comps.n)
+		return false;
+	for (i = 0; i < d->n_comps; i++) {
+		const struct tr_component *c = pp->comps.v[i];
+
+		if (!glob_match(c->name, d->comps[i]))
+			return false;
+	}
+	return true;
+}
+
+/* Parse the tapset files with an alias head PP may match: by the whole
+ * name when it has no wildcard, else by trying every head. */
+static void need_aliases(struct elab *e, const struct tr_probe_point *pp)
+{
+	const struct tr_tapset_index *ix = e->s->tapset_index;
+	const struct tr_component *c;
+	const struct tr_tapset_def *d;
+	const char *name = "";
+	size_t pos = 0;
+	int i;
+
+	if (!ix)
+		return;
+	for (i = 0; i < pp->comps.n; i++) {
+		c = pp->comps.v[i];
+		if (has_glob(c->name))
+			break;
+		name = i ? arena_printf(&e->s->arena, "%s.%s", name, c->name) :
+		       c->name;
+	}
+	if (i == pp->comps.n) {
+		while ((d = tr_tapset_index_find(ix, TR_DEF_ALIAS, name,
+						 &pos)))
+			if (!e->files.v[d->file + 1] && head_matches(pp, d))
+				parse_tapset(e, d->file);
+		return;
+	}
+	for (i = 0; i < ix->aliases.n; i++) {
+		d = ix->aliases.v[i];
+		if (!e->files.v[d->file + 1] && head_matches(pp, d))
+			parse_tapset(e, d->file);
+	}
+}
+
 static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
 			  struct tr_file *file, struct ptr_vec *out)
 {
@@ -1145,10 +1245,11 @@ static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
 	}
 	/* Every file's aliases: a wildcard (syscall.*) spans the tapset
 	 * files, and stap joins same-named aliases from several files. */
+	need_aliases(e, pp);
 	for (i = 0; i < e->files.n; i++) {
 		struct tr_file *f = e->files.v[i];
 
-		for (k = 0; k < f->aliases.n; k++) {
+		for (k = 0; f && k < f->aliases.n; k++) {
 			struct tr_probe *a = f->aliases.v[k];
 
 			for (j = 0; j < a->alias_names.n; j++)
@@ -1295,5 +1396,6 @@ int tr_elaborate(struct tr_session *s, struct tr_file *script)
 		tr_infer_types(&e);
 	if (s->sema_errors == before)
 		warn_unused(&e);
-	return s->sema_errors == before ? 0 : -1;
+	/* A tapset parsed on demand may have had parse errors. */
+	return s->sema_errors == before && !s->parse_errors ? 0 : -1;
 }

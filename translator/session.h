@@ -71,6 +71,7 @@ struct tr_limits {
 
 struct tr_macro;
 struct tr_file;
+struct tr_tapset_index;
 
 struct tr_session {
 	struct arena arena;
@@ -83,6 +84,7 @@ struct tr_session {
 	bool no_tapsets;	/* read no tapset directory (fuzzing) */
 	struct tr_limits limits;
 	struct ptr_vec tapsets;		/* struct tr_file *: parsed tapsets */
+	struct tr_tapset_index *tapset_index;	/* what each file defines */
 	struct ptr_vec macros;		/* struct tr_macro * */
 	long macro_tokens;		/* produced by expansions so far */
 	struct ptr_vec tapset_dirs;	/* const char * */
