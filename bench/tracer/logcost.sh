@@ -6,7 +6,7 @@
 # maptap and target together, /usr/bin/time) and the medians.
 #
 # Usage: OLD=DIR NEW=DIR logcost.sh [ROUNDS [PAIRS]]
-#   DIR: a build directory (its .libs/maptap runs with .libs as library
+#   DIR: a build directory (its maptap, or .libs/maptap in older trees, with .libs as library
 #   path, not libtool's wrapper).  Defaults: 5 rounds, 20000 pairs.
 set -e
 R=${1:-5}; N=${2:-20000}
@@ -16,10 +16,21 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ${CC:-cc} -O2 -o "$tmp/map_loop" "$here/map_loop.c"
 
+# The program itself: older build trees have libtool's wrapper script in
+# front of .libs/maptap, newer ones link maptap with -no-install.
+prog() {	# DIR
+	if [ -x "$1/.libs/maptap" ]; then
+		echo "env LD_LIBRARY_PATH=$1/.libs $1/.libs/maptap"
+	else
+		echo "$1/maptap"
+	fi
+}
+
 cell() {	# NAME DIR ARGS...
 	local name=$1 dir=$2; shift 2
+	# shellcheck disable=SC2046
 	/usr/bin/time -f "$name %e %U %S" -o "$tmp/t" \
-		env LD_LIBRARY_PATH="$dir/.libs" "$dir/.libs/maptap" "$@" \
+		$(prog "$dir") "$@" \
 		-o /dev/null -c "$tmp/map_loop $N" 2>/dev/null || true
 	cat "$tmp/t"
 }

@@ -8,7 +8,7 @@
 # the CPU ratio to untraced.
 #
 # Usage: BUILD=DIR stackcost.sh [ROUNDS [PAIRS]]
-#   DIR: a build directory (its .libs/maptap runs with .libs as library
+#   DIR: a build directory (its maptap, or .libs/maptap in older trees, with .libs as library
 #   path).  Defaults: 5 rounds, 1000 pairs (strace -k
 #   takes about 17 ms per call here).
 set -e
@@ -18,7 +18,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ${CC:-cc} -O2 -g -o "$tmp/map_loop" "$here/map_loop.c"
-mt="env LD_LIBRARY_PATH=$BUILD/.libs $BUILD/.libs/maptap -o /dev/null"
+if [ -x "$BUILD/.libs/maptap" ]; then	# a libtool wrapper's build tree
+	mt="env LD_LIBRARY_PATH=$BUILD/.libs $BUILD/.libs/maptap -o /dev/null"
+else					# maptap linked with -no-install
+	mt="$BUILD/maptap -o /dev/null"
+fi
 
 cell() {	# NAME COMMAND...
 	local name=$1; shift

@@ -94,4 +94,15 @@ else
 	diag "rc=$rc $err"; fail "an unwritable -o is reported once"
 fi
 
+# The traced command gets maptap's environment unchanged: the build
+# tree's maptap was libtool's wrapper script, which set LD_LIBRARY_PATH
+# for every traced command.
+want=$(env | grep '^LD_LIBRARY_PATH=' || true)
+got=$("$maptap" -o /dev/null -c env 2>/dev/null | grep '^LD_LIBRARY_PATH=' || true)
+if [ "$got" = "$want" ]; then
+	ok "the traced command's environment is maptap's own"
+else
+	diag "got '$got', want '$want'"; fail "the traced command's environment is maptap's own"
+fi
+
 tap_done
