@@ -59,9 +59,19 @@ static int seize_one(struct maptap_session *s, struct mt_proc *p, pid_t tid)
 	if (mt_thread_find(s, tid))
 		return 0;
 	if (ptrace(PTRACE_SEIZE, tid, 0L, (unsigned long)MT_PTRACE_OPTS) != 0) {
-		if (errno == ESRCH)
+		long tracer = 0;
+		int err = errno;
+
+		if (err == ESRCH)
 			return 0;	/* the thread ended meanwhile: normal */
-		return -errno;
+		/* A thread created by one we seized since the scan began is
+		 * already ours (PTRACE_O_TRACECLONE attached it): its first
+		 * stop, or its creator's clone event, registers it. */
+		if (err == EPERM &&
+		    mt_proc_status_long(tid, "TracerPid:", &tracer) == 0 &&
+		    tracer == getpid())
+			return 0;
+		return -err;
 	}
 	t = mt_thread_add(s, tid, p);
 	if (!t)
