@@ -281,7 +281,12 @@ int main(int argc, char **argv)
 	code = parse_args(argc, argv, &o);
 	if (code)
 		return code;
-	if ((o.script_text || o.script_file) && o.stacks)
+	/* A pid that does not exist is refused before anything runs or is
+	 * written: no begin probe, no log header, no -o file truncated (the
+	 * attach itself reports every other refusal). */
+	if (o.target_pid && kill(o.target_pid, 0) != 0 && errno == ESRCH)
+		code = refuse("no such process: %d", (int)o.target_pid);
+	else if ((o.script_text || o.script_file) && o.stacks)
 		code = refuse("--stacks is for the log; a script calls the "
 			      "maptap_uframe* functions itself");
 	else if (o.script_text || o.script_file)

@@ -105,4 +105,20 @@ else
 	diag "got '$got', want '$want'"; fail "the traced command's environment is maptap's own"
 fi
 
+# -x with a pid that does not exist is refused before anything runs: no
+# begin probe, no log header, no -o file truncated.
+true & gone=$!
+wait "$gone"
+echo precious >"$tmp/keep"
+err=$("$maptap" -x "$gone" -o "$tmp/keep" 2>&1)
+rc=$?
+out=$("$maptap" -x "$gone" -e 'probe begin { println("BEGIN RAN") } probe process.begin { }' 2>&1)
+if [ $rc -eq 1 ] && [ "$err" = "maptap: no such process: $gone" ] &&
+   [ "$(cat "$tmp/keep")" = precious ] && [ "$out" = "maptap: no such process: $gone" ]; then
+	ok "-x with a pid that does not exist is refused before anything runs"
+else
+	diag "rc=$rc err=$err out=$out keep=$(cat "$tmp/keep")"
+	fail "-x with a pid that does not exist is refused before anything runs"
+fi
+
 tap_done
