@@ -14,19 +14,34 @@ if ! command -v "$CLANG" >/dev/null 2>&1; then
 	skip "no clang: libFuzzer needs it"
 	tap_done; exit $?
 fi
+cat > "$work/probe.c" <<'PROBE'
+#include <stddef.h>
+#include <stdint.h>
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
+{ (void)d; (void)n; return 0; }
+PROBE
+if ! "$CLANG" -fsanitize=fuzzer,address -o "$work/probe" "$work/probe.c" \
+	>"$work/probe.log" 2>&1; then
+	skip "clang -fsanitize=fuzzer,address does not link here: $(head -n 1 "$work/probe.log")"
+	tap_done; exit $?
+fi
+
+# The module and symbol layer, whatever its files are called: a list of
+# names missed module_index.c when it was added, and the build failure
+# then passed for "no libFuzzer here".  libFuzzer works (the probe
+# above), so a target that does not build is a failure.
 src=$top_srcdir
+files=$(ls "$src"/runtime/elf_*.c "$src"/runtime/module*.c "$src"/runtime/sym_*.c)
+# shellcheck disable=SC2086
 if "$CLANG" -DMAPTAP_LIBFUZZER -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -g -O1 -D_GNU_SOURCE \
 	-I"$src/include" -I"$top_builddir" -I"$src" \
-	-o "$work/fuzz_elf" "$src/testsuite/fuzz/fuzz_elf.c" \
-	"$src/runtime/elf_segments.c" "$src/runtime/module_file.c" \
-	"$src/runtime/module.c" "$src/runtime/sym_index.c" \
-	"$src/runtime/sym_lookup.c" "$src/runtime/sym_perfmap.c" \
+	-o "$work/fuzz_elf" "$src/testsuite/fuzz/fuzz_elf.c" $files \
 	-lelf -ldw -ldl >"$work/build.log" 2>&1; then
 	ok "build the ELF fuzz target with clang and libFuzzer"
 else
-	sed 's/^/# /' "$work/build.log"
-	skip "clang -fsanitize=fuzzer does not build here (log above)"
+	sed 's/^/# /' "$work/build.log" | head -40
+	fail "build the ELF fuzz target with clang and libFuzzer (log above)"
 	tap_done; exit $?
 fi
 
