@@ -6,30 +6,13 @@
 # the ordinary compiler is testsuite/fuzz/fuzz_elf.
 . "$top_srcdir/testsuite/lib/tap.sh"
 
-CLANG=${CLANG:-clang}
-work=$(mktemp -d "${TMPDIR:-/tmp}/maptap-fuzz-elf.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
-
-if ! command -v "$CLANG" >/dev/null 2>&1; then
-	skip "no clang: libFuzzer needs it"
-	tap_done; exit $?
-fi
-cat > "$work/probe.c" <<'PROBE'
-#include <stddef.h>
-#include <stdint.h>
-int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
-{ (void)d; (void)n; return 0; }
-PROBE
-if ! "$CLANG" -fsanitize=fuzzer,address -o "$work/probe" "$work/probe.c" \
-	>"$work/probe.log" 2>&1; then
-	skip "clang -fsanitize=fuzzer,address does not link here: $(head -n 1 "$work/probe.log")"
-	tap_done; exit $?
-fi
+NAME=fuzz-elf
+. "$top_srcdir/testsuite/lib/libfuzzer.sh"
 
 # The module and symbol layer, whatever its files are called: a list of
 # names missed module_index.c when it was added, and the build failure
-# then passed for "no libFuzzer here".  libFuzzer works (the probe
-# above), so a target that does not build is a failure.
+# then passed for "no libFuzzer here".  libFuzzer works (libfuzzer.sh
+# built its probe), so a target that does not build is a failure.
 src=$top_srcdir
 files=$(ls "$src"/runtime/elf_*.c "$src"/runtime/module*.c "$src"/runtime/sym_*.c)
 # shellcheck disable=SC2086

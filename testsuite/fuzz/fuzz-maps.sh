@@ -5,25 +5,8 @@
 # the same target under the ordinary compiler is fuzz_maps_standalone.
 . "$top_srcdir/testsuite/lib/tap.sh"
 
-CLANG=${CLANG:-clang}
-work=$(mktemp -d "${TMPDIR:-/tmp}/maptap-fuzz.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
-
-if ! command -v "$CLANG" >/dev/null 2>&1; then
-	skip "no clang: libFuzzer needs it"
-	tap_done; exit $?
-fi
-cat > "$work/probe.c" <<'PROBE'
-#include <stddef.h>
-#include <stdint.h>
-int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
-{ (void)d; (void)n; return 0; }
-PROBE
-if ! "$CLANG" -fsanitize=fuzzer,address -o "$work/probe" "$work/probe.c" \
-	>"$work/probe.log" 2>&1; then
-	skip "clang -fsanitize=fuzzer,address does not link here: $(head -n 1 "$work/probe.log")"
-	tap_done; exit $?
-fi
+NAME=fuzz
+. "$top_srcdir/testsuite/lib/libfuzzer.sh"
 
 src=$top_srcdir
 if "$CLANG" -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
