@@ -159,54 +159,72 @@ static int count_vma(const struct maptap_vma *v, void *arg)
 	return 0;
 }
 
-/* The thread of mm MM, other than SELF, whose pending call covers
- * [LO, HI), or NULL. */
+/* The thread of SELF's mm, other than SELF, whose pending call (only a
+ * munmap when UNMAP_ONLY) covers [LO, HI), or NULL; its first range in
+ * [*A, *B). */
 static struct mt_thread *pending_over(struct maptap_session *s,
 				      struct mt_thread *self, uint64_t lo,
-				      uint64_t hi)
+				      uint64_t hi, bool unmap_only,
+				      uint64_t *a, uint64_t *b)
 {
 	size_t i;
 
 	for (i = 0; i < s->threads.cap; i++) {
 		struct mt_thread *o = s->threads.slot[i];
-		uint64_t a, b, a2, b2;
+		uint64_t a2, b2;
 
 		/* A call already reported was matched to an earlier
 		 * mapping of this range; it cannot have freed this one. */
 		if (!o || o == (struct mt_thread *)1 || o == self || !o->call ||
 		    o->reported || o->call->cls != MAPTAP_SC_MAP ||
-		    o->proc->mm != self->proc->mm)
+		    o->proc->mm != self->proc->mm ||
+		    (unmap_only && o->call->range != MAPTAP_RANGE_UNMAP))
 			continue;
-		if (maptap_syscall_range(o->call, o->args, 0, &a, &b, &a2,
+		if (maptap_syscall_range(o->call, o->args, 0, a, b, &a2,
 					 &b2) != 1)
 			continue;
-		if ((a < hi && lo < b) || (a2 < hi && lo < b2))
+		if ((*a < hi && lo < *b) || (a2 < hi && lo < b2))
 			return o;
 	}
 	return NULL;
 }
 
 /* An mmap without MAP_FIXED never replaces anything (mmap(2)): if the
- * model still has memory where it placed the new mapping, another
- * thread's call, not yet reported at its exit, freed it.  Report that
- * unmap first, in the name of that thread's call when one is pending, so
- * the log does not claim a replace that never happened. */
+ * model still has memory where it placed the new mapping, other threads'
+ * calls, not yet reported at their exits, freed it.  Report those unmaps
+ * first, in the name of the calls when they are pending, so the log does
+ * not claim a replace that never happened.
+ *
+ * Each pending munmap over the range is reported whole, here, and not at
+ * its exit: munmap(2) takes its whole range at once, so all of it is
+ * gone, and by its exit other mmaps may have reused any part of it.
+ * Several can have freed parts of one new mapping.  What is left goes in
+ * the name of another pending call over the range (mremap, MAP_FIXED),
+ * or of none. */
 static void unmap_raced(struct maptap_session *s, struct mt_thread *t,
 			uint64_t lo, uint64_t hi)
 {
 	struct mt_proc *p = t->proc;
 	struct mt_thread *o;
 	struct maptap_mm_hint h;
-	size_t n = 0;
+	uint64_t a = 0, b = 0;
+	size_t n;
 
-	maptap_mm_foreach(p->mm->model, lo, hi, count_vma, &n);
-	if (!n)
-		return;
-	o = pending_over(s, t, lo, hi);
+	for (;;) {
+		n = 0;
+		maptap_mm_foreach(p->mm->model, lo, hi, count_vma, &n);
+		if (!n)
+			return;
+		o = pending_over(s, t, lo, hi, true, &a, &b);
+		if (!o)
+			break;
+		hint_init(&h, p, o->tid, o->call);
+		maptap_mm_update(p->mm->model, a, b, NULL, 0, &h, emit_cb, s);
+		o->reported = true;
+	}
+	o = pending_over(s, t, lo, hi, false, &a, &b);
 	hint_init(&h, p, o ? o->tid : p->pid, o ? o->call : NULL);
 	maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h, emit_cb, s);
-	if (o && o->call->range == MAPTAP_RANGE_UNMAP)
-		o->reported = true;
 }
 
 int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
