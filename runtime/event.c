@@ -160,7 +160,8 @@ int maptap_event_print_text(FILE *fp, const struct maptap_event *ev,
 		fprintf(fp, "child %d", (int)ev->child);
 		break;
 	case MAPTAP_EV_CLONE:
-		fprintf(fp, "thread %d", (int)ev->child);
+		fprintf(fp, ev->thread ? "thread %d" : "process %d (same mm)",
+			(int)ev->child);
 		break;
 	case MAPTAP_EV_EXIT:
 		text_status(fp, ev->status);
@@ -320,8 +321,11 @@ int maptap_event_print_json(FILE *fp, const struct maptap_event *ev)
 		fprintf(fp, ",\"former_tid\":%d", (int)ev->former_tid);
 		break;
 	case MAPTAP_EV_FORK:
-	case MAPTAP_EV_CLONE:
 		fprintf(fp, ",\"child\":%d", (int)ev->child);
+		break;
+	case MAPTAP_EV_CLONE:
+		fprintf(fp, ",\"child\":%d,\"thread\":%s", (int)ev->child,
+			ev->thread ? "true" : "false");
 		break;
 	case MAPTAP_EV_EXIT:
 		if (WIFEXITED(ev->status))

@@ -396,6 +396,7 @@ static struct mt_thread *adopt(struct maptap_session *s, pid_t tid,
 		event_init(&ev, MAPTAP_EV_CLONE, p->pid,
 			   creator ? creator : p->pid);
 		ev.child = tid;
+		ev.thread = true;
 		mt_emit(s, &ev);
 		return t;
 	}

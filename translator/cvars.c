@@ -27,7 +27,7 @@ enum cvar {
 	CV_PERMS, CV_OFFSET, CV_DEV, CV_INODE, CV_NAME, CV_OLD_START,
 	CV_OLD_END, CV_OLD_PERMS, CV_OLD_OFFSET, CV_OLD_DEV, CV_OLD_INODE,
 	CV_OLD_NAME, CV_SNAPSHOT, CV_CHILD, CV_FORMER_TID, CV_STATUS,
-	CV_GROUP_EXIT, CV_PATH, CV_OLD_PATH, CV_REASON, CV_MODULE_PATH,
+	CV_GROUP_EXIT, CV_THREAD, CV_PATH, CV_OLD_PATH, CV_REASON, CV_MODULE_PATH,
 	CV_MODULE_BUILD_ID, CV_MODULE_TYPE, CV_MODULE_BIAS, CV_SEGMENT_KIND,
 	CV_SEGMENT_INDEX, CV_SEGMENT_VADDR, CV_SEGMENT_OFFSET, CV_SEGMENT_ANON,
 };
@@ -63,7 +63,7 @@ static const struct cvar_def event_vars[] = {
 	{ "$old_name", CV_OLD_NAME, S },
 	{ "$snapshot", CV_SNAPSHOT, L }, { "$child", CV_CHILD, L },
 	{ "$former_tid", CV_FORMER_TID, L }, { "$status", CV_STATUS, L },
-	{ "$group_exit", CV_GROUP_EXIT, L },
+	{ "$group_exit", CV_GROUP_EXIT, L }, { "$thread", CV_THREAD, L },
 	{ "$path", CV_PATH, S }, { "$old_path", CV_OLD_PATH, S },
 	{ "$reason", CV_REASON, S },
 	{ "$module_path", CV_MODULE_PATH, S },
@@ -200,6 +200,7 @@ static int64_t event_long(const struct tr_target *t, int id)
 	case CV_FORMER_TID: return ev->former_tid;
 	case CV_STATUS: return ev->status;
 	case CV_GROUP_EXIT: return ev->group_exit;
+	case CV_THREAD: return ev->thread;
 	case CV_MODULE_BIAS:
 	case CV_SEGMENT_INDEX:
 	case CV_SEGMENT_VADDR:

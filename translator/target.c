@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -405,15 +404,6 @@ static bool bss_of_unloaded(struct run *r, const struct maptap_event *ev,
 	return false;
 }
 
-static bool is_thread_of(pid_t pid, pid_t tid)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
-	return stat(path, &st) == 0;
-}
-
 /* The lifetime points an event means (the header comment's rules). */
 static void lifetime(struct run *r, const struct maptap_event *ev)
 {
@@ -427,8 +417,9 @@ static void lifetime(struct run *r, const struct maptap_event *ev)
 			   ev->old_path, NULL);
 		break;
 	case MAPTAP_EV_CLONE:
-		if (r->by_point[TR_THREAD_BEGIN].n &&
-		    is_thread_of(ev->pid, ev->child)) {
+		/* A vfork or CLONE_VM child is a process: its begin
+		 * comes from on_ready. */
+		if (r->by_point[TR_THREAD_BEGIN].n && ev->thread) {
 			p = proc_find(r, ev->pid);
 			fire_point(r, TR_THREAD_BEGIN, ev->pid, ev->child,
 				   false, p ? p->exe : NULL, NULL);

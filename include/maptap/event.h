@@ -38,7 +38,8 @@ enum maptap_event_kind {
 	MAPTAP_EV_ATTACH,	/* maptap began tracing this process */
 	MAPTAP_EV_EXEC,		/* new program image; the model was rebuilt */
 	MAPTAP_EV_FORK,		/* new process (own mm, copy of parent's) */
-	MAPTAP_EV_CLONE,	/* new thread or CLONE_VM process (same mm) */
+	MAPTAP_EV_CLONE,	/* new thread, or new process on the same mm
+				 * (vfork, CLONE_VM): see THREAD */
 	MAPTAP_EV_EXIT,		/* a thread or process ended */
 	MAPTAP_EV_DETACH,	/* maptap stopped tracing this thread/process */
 	MAPTAP_EV_KIND_COUNT
@@ -66,7 +67,11 @@ static inline bool maptap_event_is_range(enum maptap_event_kind kind)
  * the process's real maps.
  *
  * Process events: PID/TID say who; CHILD is the new pid/tid (FORK, CLONE);
- * for EXEC, PATH is the new executable and OLD_PATH the old one, and
+ * THREAD (CLONE only) is true when CHILD is a new thread of PID
+ * (clone(2) with CLONE_THREAD), false when CHILD is a process of its own
+ * (its pid is CHILD) that shares PID's address space: a vfork(2) child
+ * until it execs or exits, a clone(2) with CLONE_VM and no CLONE_THREAD.
+ * The kernel says which: the child's Tgid (proc(5)).  For EXEC, PATH is the new executable and OLD_PATH the old one, and
  * FORMER_TID the tid that called execve (it differs from TID when a
  * non-leader thread exec'd); STATUS is the wait status (EXIT); REASON says
  * why (DETACH: "signal", "end", "ptrace by traced process", ...).
@@ -85,6 +90,7 @@ struct maptap_event {
 	pid_t former_tid;
 	int status;
 	bool group_exit;	/* EXIT: the process's last thread ended */
+	bool thread;		/* CLONE: CHILD is a thread of PID */
 	const char *path;
 	const char *old_path;
 	const char *reason;
