@@ -176,10 +176,42 @@ static void test_where(void)
 	free(s);
 }
 
+/* A clone event says whether its child is a thread or a process that
+ * shares the mm (vfork, CLONE_VM without CLONE_THREAD). */
+static void test_clone(void)
+{
+	struct maptap_event ev;
+	char *s;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = MAPTAP_EV_CLONE;
+	ev.pid = ev.tid = 7;
+	ev.child = 8;
+	ev.thread = true;
+	ev.vma.name = ev.old.name = "";
+	s = render(&ev, false);
+	tap_ok(strstr(s, "clone   thread 8\n") != NULL, "text: a thread: %s", s);
+	free(s);
+	s = render(&ev, true);
+	tap_ok(strstr(s, ",\"child\":8,\"thread\":true}") != NULL,
+	       "JSON: a thread: %s", s);
+	free(s);
+	ev.thread = false;
+	s = render(&ev, false);
+	tap_ok(strstr(s, "clone   process 8 (same mm)\n") != NULL,
+	       "text: a process on the same mm: %s", s);
+	free(s);
+	s = render(&ev, true);
+	tap_ok(strstr(s, ",\"child\":8,\"thread\":false}") != NULL,
+	       "JSON: a process on the same mm: %s", s);
+	free(s);
+}
+
 int main(void)
 {
 	test_text();
 	test_json();
+	test_clone();
 	test_where();
 	test_names();
 	return tap_done();
