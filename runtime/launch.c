@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,35 @@ static int check_executable(const char *file)
 	return err;
 }
 
+/* In the child, before anything else: the signal state OPTS asks for
+ * (maptap_session_opts.launch_signals), then the mask (OLD_MASK: the
+ * caller's, when OPTS does not give one).  Until the mask is set every
+ * signal is blocked (see maptap_session_launch()), so none can run the
+ * parent's handlers here; one that came meanwhile stays pending and then
+ * acts on the command's dispositions, or is dropped if it ignores it. */
+static void child_signals(const struct maptap_session_opts *opts,
+			  const sigset_t *old_mask)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	int sig;
+
+	for (sig = 1; sig < NSIG; sig++) {
+		struct sigaction cur;
+
+		if (sig == SIGKILL || sig == SIGSTOP ||
+		    sigaction(sig, NULL, &cur) != 0)
+			continue;	/* glibc's own signals refuse: EINVAL */
+		if (opts->launch_signals)
+			sigaction(sig, sigismember(&opts->launch_sigign, sig) ==
+				  1 ? &ign : &dfl, NULL);
+		else if (cur.sa_handler != SIG_IGN && cur.sa_handler != SIG_DFL)
+			sigaction(sig, &dfl, NULL);
+	}
+	sigprocmask(SIG_SETMASK, opts->launch_signals ? &opts->launch_sigmask :
+		    old_mask, NULL);
+}
+
 /* The child's side: never returns.  SECCOMP: the options the filter is
  * built from (the calls on_syscall wants trace too), or NULL for none. */
 static void child(int go_fd, const struct maptap_session_opts *seccomp,
@@ -88,6 +119,7 @@ int maptap_session_launch(struct maptap_session *s, char *const argv[],
 			  pid_t *pid_out)
 {
 	unsigned long opts = MT_PTRACE_OPTS | PTRACE_O_EXITKILL;
+	sigset_t all, old_mask;
 	struct mt_proc *p;
 	struct mt_mm *mm;
 	int go[2], err;
@@ -105,16 +137,22 @@ int maptap_session_launch(struct maptap_session *s, char *const argv[],
 	if (pipe2(go, O_CLOEXEC) != 0)
 		return mt_error(s, -errno, "pipe: %s", strerror(errno));
 	fflush(NULL);
+	/* No signal may reach the child's copy of our handlers: it would
+	 * be taken there and lost (posix_spawn(3) does the same). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old_mask);
 	pid = fork();
+	if (pid == 0) {
+		child_signals(&s->opts, &old_mask);
+		close(go[1]);
+		child(go[0], s->use_seccomp ? &s->opts : NULL, argv);
+	}
+	err = pid < 0 ? -errno : 0;
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (pid < 0) {
-		err = -errno;
 		close(go[0]);
 		close(go[1]);
 		return mt_error(s, err, "fork: %s", strerror(-err));
-	}
-	if (pid == 0) {
-		close(go[1]);
-		child(go[0], s->use_seccomp ? &s->opts : NULL, argv);
 	}
 	close(go[0]);
 	if (ptrace(PTRACE_SEIZE, pid, 0L, opts) != 0) {

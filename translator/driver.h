@@ -6,6 +6,7 @@
 #ifndef MAPTAP_DRIVER_H
 #define MAPTAP_DRIVER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -41,7 +42,22 @@ struct driver_opts {
 	int n_globals;
 	const char **include_dirs;	/* -I DIR: extra tapset directories */
 	int n_include_dirs;
+	/* How maptap was started (driver_signals_at_start()); NULL: as
+	 * the process is now. */
+	const struct driver_sigstate *sigstate;
 };
+
+/* The signal state maptap was started with. */
+struct driver_sigstate {
+	sigset_t ignored;	/* signals whose disposition was SIG_IGN */
+	sigset_t mask;		/* the signal mask */
+};
+
+/* Record in *ST the signal state the process was started with, and block
+ * those of SIGINT, SIGTERM and SIGHUP that are ignored, so that one sent
+ * before pass 5 takes them is held, not dropped (sigstart.c).  Call it
+ * first thing in main().  maptap(1), SIGNALS, has the rules. */
+void driver_signals_at_start(struct driver_sigstate *st);
 
 /* Run a SystemTap-language script as OPTS says (translator/): parse,
  * elaborate, compile, run up to OPTS->last_pass.  Returns the process exit

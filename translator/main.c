@@ -275,12 +275,15 @@ static int run_log(struct driver_opts *o)
 
 int main(int argc, char **argv)
 {
+	struct driver_sigstate sigstate;
 	struct driver_opts o;
 	int code;
 
+	driver_signals_at_start(&sigstate);
 	code = parse_args(argc, argv, &o);
 	if (code)
 		return code;
+	o.sigstate = &sigstate;
 	/* A pid that does not exist is refused before anything runs or is
 	 * written: no begin probe, no log header, no -o file truncated (the
 	 * attach itself reports every other refusal). */

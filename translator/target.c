@@ -659,6 +659,13 @@ int tr_target_open(struct interp *I)
 	so.maps_source = (enum maptap_maps_source)o->maps_source;
 	so.verify = o->verify;
 	so.no_seccomp = o->no_seccomp;
+	/* The command starts with the signals maptap was started with,
+	 * not the handlers and SIGPIPE disposition maptap sets for itself. */
+	if (o->sigstate) {
+		so.launch_signals = true;
+		so.launch_sigign = o->sigstate->ignored;
+		so.launch_sigmask = o->sigstate->mask;
+	}
 	if (maptap_modules_new(NULL, &r->pub.mods) ||
 	    maptap_session_new(&so, &r->pub.sess))
 		return fail(r, "out of memory", NULL);

@@ -18,6 +18,7 @@
 #ifndef MAPTAP_SESSION_H
 #define MAPTAP_SESSION_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -106,6 +107,23 @@ struct maptap_session_opts {
 	 * The process's begin probes run here.  May be NULL. */
 	void (*on_ready)(pid_t pid, pid_t tid, enum maptap_ready_why why,
 			 void *arg);
+	/* The signal state a launched command starts with.  Every signal
+	 * the caller catches starts at SIG_DFL, as execve(2) would leave
+	 * it, but from the fork on: a signal that reaches the command
+	 * before its exec acts as it would after, and never runs the
+	 * caller's handler in the child.  With LAUNCH_SIGNALS, the signals
+	 * in LAUNCH_SIGIGN start ignored, all others at SIG_DFL, and the
+	 * mask is LAUNCH_SIGMASK: a caller that changes its own dispositions
+	 * gives the ones it was started with, so that the command runs as
+	 * it would untraced (a shell starts a background job with SIGINT
+	 * and SIGQUIT ignored: POSIX, "Shell Command Language" 2.11; an
+	 * ignored SIGPIPE would turn a broken pipe into EPIPE errors).
+	 * Without it, the command keeps the caller's ignored signals and
+	 * mask at maptap_session_launch() time, as fork(2) and execve(2)
+	 * would give them. */
+	bool launch_signals;
+	sigset_t launch_sigign;
+	sigset_t launch_sigmask;
 };
 
 /* Counters of a session, for benchmarks and -v. */
@@ -130,7 +148,8 @@ int maptap_session_new(const struct maptap_session_opts *opts,
 void maptap_session_free(struct maptap_session *s);
 
 /* Start ARGV[0] with ARGV (searched in PATH as execvp(3) does) as a traced
- * child, held before its first instruction until maptap_session_run().
+ * child, held before its first instruction until maptap_session_run(),
+ * with the signal state opts.launch_signals says.
  * Unless opts.no_seccomp, the child installs a seccomp filter that stops it
  * only on address-space calls (SECCOMP_RET_TRACE), and the session uses
  * PTRACE_O_EXITKILL so a tracer that dies never leaves it running with a
