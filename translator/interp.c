@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cvars.h"
 #include "interp.h"
@@ -377,26 +378,51 @@ static void do_print(struct interp *I, struct node *n,
 		maptap_script_buf_addc(out, '\n');
 }
 
+/* Write LEN bytes at P to FD, all of them: a signal that interrupts the
+ * write (maptap's handlers have no SA_RESTART, so that its waits return)
+ * is no failure.  Returns 0 or -errno. */
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 /* Output that cannot be written (a full disk, a closed pipe) must not
- * stop the script or harm a traced process: say so once, then drop it. */
+ * stop the script or harm a traced process: say so once, then drop it.
+ * The bytes go out with write(2), not stdio: glibc's stdio drops its
+ * buffer when a write fails, EINTR included, so a SIGINT that came while
+ * a slow reader held maptap in a write lost the rest of the output. */
 void tr_interp_flush(struct interp *I)
 {
-	bool failed = false;
+	int err = 0;
 
-	if (I->out.len) {
-		if (!I->out_failed &&
-		    fwrite(I->out.s, 1, I->out.len, I->outf) != I->out.len)
-			failed = true;
-		maptap_script_buf_clear(&I->out);
-	}
 	if (!I->out_failed && fflush(I->outf))
-		failed = true;
-	if (failed) {
+		err = -(errno ? errno : EIO);
+	if (I->out.len && !I->out_failed && !err)
+		err = write_all(fileno(I->outf), I->out.s, I->out.len);
+	maptap_script_buf_clear(&I->out);
+	if (err) {
 		I->out_failed = true;
 		fprintf(I->s->err, "maptap: cannot write the output: %s; "
-			"the script goes on without it\n",
-			strerror(errno ? errno : EIO));
+			"the script goes on without it\n", strerror(-err));
 	}
+}
+
+void tr_interp_output(struct interp *I)
+{
+	/* As stdio's buffer did: at once to a terminal, else once a
+	 * block has gathered. */
+	if (I->out.len && (I->out_tty || I->out.len >= 4096))
+		tr_interp_flush(I);
 }
 
 /* ---- calls ---- */

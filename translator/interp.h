@@ -101,6 +101,7 @@ struct interp {
 	int64_t ret_l;
 	struct maptap_script_buf ret_s;
 	bool out_failed;		/* writing the output failed: drop it */
+	bool out_tty;			/* the output is a terminal: no delay */
 	bool exit_requested;
 	bool aborted;
 	bool in_end;
@@ -123,6 +124,9 @@ int tr_interp_run(struct interp *I);
 
 /* Write pending output. */
 void tr_interp_flush(struct interp *I);
+/* After each handler: write the output now to a terminal, else once 4 KiB
+ * of it has gathered. */
+void tr_interp_output(struct interp *I);
 
 /* ---- for builtins.c ---- */
 void __attribute__((noreturn, format(printf, 3, 4)))

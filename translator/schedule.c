@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "driver.h"
 #include "interp.h"
@@ -109,6 +110,7 @@ int tr_interp_init(struct interp *I, struct tr_session *s, FILE *out)
 	I->s = s;
 	I->el = el;
 	I->outf = out;
+	I->out_tty = isatty(fileno(out)) == 1;
 	maptap_script_limits_default(&I->lim);
 	I->lim.maxstringlen = (size_t)s->limits.maxstringlen;
 	I->lim.maxmapentries = (size_t)s->limits.maxmapentries;

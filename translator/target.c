@@ -248,10 +248,7 @@ static void output(struct interp *I, bool flush)
 		tr_interp_flush(I);
 		return;
 	}
-	if (I->out.len) {
-		fwrite(I->out.s, 1, I->out.len, I->outf);
-		maptap_script_buf_clear(&I->out);
-	}
+	tr_interp_output(I);
 }
 
 static void set_ctx(struct run *r, pid_t pid, pid_t tid, bool stopped)

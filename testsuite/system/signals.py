@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""signals.py -- signals at maptap's start, and the command's signal state
+(maptap(1), SIGNALS).
+
+Four faults, one kind (the signal state across maptap's start):
+- the command inherited maptap's own state: SIGPIPE ignored (so `yes |
+  head -1` complained of a broken pipe) and, started as a shell's
+  background job, SIGINT no longer ignored -- unlike the same command
+  untraced;
+- a signal sent to maptap before its pass 5 was dropped when the shell
+  had started maptap with it ignored (a background job's SIGINT);
+- a SIGTERM passed on to the command before its exec ran maptap's
+  handler, copied into the child by fork, and was lost;
+- a signal that interrupted maptap's write to a slow reader (a pipe)
+  made stdio drop the output, and all later output with it.
+Every case waits for a state /proc shows (a blocked signal, a stopped
+child), never for time; a timeout only bounds a failure.
+"""
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import mttest as t
+
+prog = t.build("t_sigstate")
+F_SETPIPE_SZ = 1031	# <linux/fcntl.h>
+
+
+def background_job():
+    """What a non-interactive shell does for `CMD &` (POSIX 2.11)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+
+
+def sigmask(pid, field):
+    v = t.proc_status(pid, field)
+    return int(v, 16) if v else 0
+
+
+def bit(sig):
+    return 1 << (sig - 1)
+
+
+def sigstate(text):
+    return {l.split()[0]: int(l.split()[1], 16)
+            for l in text.splitlines() if l.startswith("Sig")}
+
+
+# 1. The command starts with the signal state it would have untraced.
+for name, pre in (("foreground", None), ("background job", background_job)):
+    u = subprocess.run([prog, "report"], stdout=subprocess.PIPE, text=True,
+                       preexec_fn=pre)
+    r = t.maptap(["-c", "%s report" % prog], json_out=False, verify=False,
+                 prefix=()) if pre is None else None
+    if pre is not None:
+        full, _ = t.maptap_argv(["-c", "%s report" % prog], False, False)
+        p = subprocess.Popen(full, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True,
+                             stdin=subprocess.DEVNULL, preexec_fn=pre)
+        r = t.finish(p, full, None)
+    want, got = sigstate(u.stdout), sigstate(r.stdout)
+    t.eq((r.status, {k: got.get(k) for k in ("SigIgn", "SigBlk")}),
+         (0, {k: want.get(k) for k in ("SigIgn", "SigBlk")}),
+         name + ": the command's ignored and blocked signals are as untraced")
+
+r = t.maptap(["-c", "sh -c 'yes | head -1'"], json_out=False, verify=False)
+t.eq((r.status, r.stderr), (0, ""),
+     "yes | head -1: SIGPIPE ends yes quietly, as untraced")
+
+# 2. Started as a background job (SIGINT ignored), maptap -x holds a
+# SIGINT sent at once, and detaches for it in pass 5, like strace -p.
+tp = subprocess.Popen([prog, "wait"], stdin=subprocess.PIPE,
+                      stdout=subprocess.PIPE, text=True)
+pid = int(tp.stdout.readline().split()[1])
+full, jsonfile = t.maptap_argv(["-x", str(pid)], True, False)
+mp = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                      stdin=subprocess.DEVNULL, text=True,
+                      preexec_fn=background_job)
+held = t.wait_until(lambda: sigmask(mp.pid, "SigBlk") & bit(signal.SIGINT),
+                    what="maptap to hold SIGINT")
+t.ok(held, "background -x: maptap holds the ignored SIGINT from its start")
+mp.send_signal(signal.SIGINT)
+try:
+    mp.wait(timeout=60)
+except subprocess.TimeoutExpired:
+    pass
+detached = mp.returncode is not None
+tp.stdin.write("go\n")
+tp.stdin.close()
+tstatus = tp.wait(timeout=60)
+r = t.finish(mp, full, jsonfile)
+t.ok(detached, "background -x: a SIGINT sent at start detaches maptap")
+t.eq((r.status, tstatus), (0, 0), "background -x: both exit 0")
+t.eq([e["reason"] for e in r.find("detach", pid=pid)], ["signal"],
+     "background -x: the detach is for the signal")
+
+# 3. A background -c: SIGINT is passed on and the command ignores it, as
+# it would untraced; SIGTERM is never lost.
+full, _ = t.maptap_argv(["-o", "/dev/null", "-c", "%s wait" % prog],
+                        False, False)
+mp = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                      stdin=subprocess.PIPE, text=True,
+                      preexec_fn=background_job)
+line = mp.stdout.readline()
+t.ok(line.startswith("ready"), "background -c: the command runs")
+mp.send_signal(signal.SIGINT)
+mp.send_signal(signal.SIGTERM)
+r = t.finish(mp, full, None)
+t.eq(r.status, 128 + signal.SIGTERM,
+     "background -c: SIGINT ignored as untraced, SIGTERM ends the command")
+
+# 4. A SIGTERM that maptap passes on while the command has not exec'd
+# yet.  The begin probes' output fills a pipe nobody reads yet, so maptap
+# stops there after the launch; the command is then stopped at the entry
+# of its first execve, one that fails (PATH starts with a missing
+# directory), so the signal reaches it between two execve calls.  It
+# used to run the copy of maptap's handler and vanish: the command ran to
+# its end (exit 0).  The first probe's output fills the pipe exactly, so
+# the second's write is blocked without a byte written when the signal
+# comes: EINTR, which stdio turned into lost output.
+rd, wr = os.pipe()
+cap = fcntl.fcntl(wr, F_SETPIPE_SZ, 65536)
+lines = cap // 256
+script = ('probe begin { for (i = 0; i < %d; i++) printf("%%0255d\\n", i) }'
+          ' probe begin { print("tail\\n") }' % lines)
+env = dict(os.environ, PATH="/nonexistent-maptap-dir:" +
+           os.path.dirname(prog) + ":" + os.environ.get("PATH", ""))
+full, _ = t.maptap_argv(["-e", script, "-c", "t_sigstate sleep 30"],
+                        False, False)
+mp = subprocess.Popen(full, stdout=wr, stderr=subprocess.PIPE,
+                      stdin=subprocess.DEVNULL, env=env, text=True)
+os.close(wr)
+
+
+def child_stopped():
+    try:
+        with open("/proc/%d/task/%d/children" % (mp.pid, mp.pid)) as f:
+            kids = [int(x) for x in f.read().split()]
+    except OSError:
+        return False
+    return (sigmask(mp.pid, "SigCgt") & bit(signal.SIGTERM) and
+            any(t.task_states(k).get(k) == "t" for k in kids))
+
+
+def in_write():
+    """maptap blocked in write(2) on the full pipe (/proc/PID/syscall)."""
+    try:
+        with open("/proc/%d/syscall" % mp.pid) as f:
+            return f.read().split()[0] == "1"
+    except (OSError, IndexError):
+        return False
+
+
+ready = t.wait_until(lambda: child_stopped() and in_write(),
+                     what="the command stopped before exec")
+t.ok(ready, "pre-exec: maptap has its handler, the command is held, "
+     "maptap waits to write")
+mp.send_signal(signal.SIGTERM)
+out = b""
+while True:
+    chunk = os.read(rd, 65536)
+    if not chunk:
+        break
+    out += chunk
+os.close(rd)
+try:
+    status = mp.wait(timeout=60)
+except subprocess.TimeoutExpired:
+    mp.kill()
+    status = mp.wait()
+err = mp.stderr.read()
+t.eq(status, 128 + signal.SIGTERM,
+     "pre-exec: the SIGTERM passed on ends the command")
+t.ok(b"started" not in out, "pre-exec: the command never ran")
+# The signal came while maptap was blocked writing to the pipe: that
+# write must go on.  stdio dropped its buffer on EINTR, and then all
+# later output ("cannot write the output: Interrupted system call").
+t.eq((out.count(b"\n"), out.endswith(b"tail\n"), err), (lines + 1, True, ""),
+     "pre-exec: every line of the output, no error")
+t.done()
