@@ -22,13 +22,16 @@
 #include "tracer.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/signalfd.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef CLONE_UNTRACED
 #define CLONE_UNTRACED 0x00800000	/* <linux/sched.h> */
@@ -637,42 +640,29 @@ static bool tracing(const struct maptap_session *s)
 	return s->threads.n > 0 || (s->launched && !s->launched_reaped);
 }
 
-/* Act on a detach request made since the last look (a signal handler may
- * set it at any time). */
+/* Act on the detach requests made since the last look (a signal handler
+ * may make one at any time).  The wake-up pipe is drained first: a
+ * request made after that leaves a byte in it, so the next wait ends at
+ * once and takes it; none is lost between this look and that wait. */
 static void take_detach_request(struct maptap_session *s)
 {
-	int signo = s->detach_signo;
+	uint64_t req;
+	char buf[64];
+	int signo;
 
-	if (signo < 0)
+	while (read(s->wake[0], buf, sizeof(buf)) > 0)
+		;
+	req = __atomic_exchange_n(&s->detach_req, 0, __ATOMIC_SEQ_CST);
+	if (!req)
 		return;
-	s->detach_signo = -1;
 	if (s->launched) {
-		/* The filter needs us: pass the signal on. */
-		if (signo > 0 && s->launched_pid > 0)
-			kill(s->launched_pid, signo);
+		/* The filter needs us: pass each signal on. */
+		for (signo = 1; signo < 64; signo++)
+			if ((req >> signo & 1) && s->launched_pid > 0)
+				kill(s->launched_pid, signo);
 	} else if (!s->detaching) {
 		start_detach(s);
 	}
-}
-
-int maptap_session_run(struct maptap_session *s)
-{
-	while (tracing(s)) {
-		int status;
-		pid_t tid;
-
-		take_detach_request(s);
-		tid = waitpid(-1, &status, __WALL);
-		if (tid < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ECHILD)
-				break;
-			return -errno;
-		}
-		mt_handle_status(s, tid, status);
-	}
-	return 0;
 }
 
 /* Whether the kernel sends us SIGCHLD at a tracee's stop: not when it
@@ -686,29 +676,37 @@ static bool chld_at_stops(void)
 	       sa.sa_handler != SIG_IGN && !(sa.sa_flags & SA_NOCLDSTOP);
 }
 
-/* Sleep until a SIGCHLD (blocked, in CHLD) is pending, a signal handler
- * ran, or NS nanoseconds passed; without SIGCHLD at stops, 1 ms at most.
- * Every outcome is fine: the caller looks again. */
-static void wait_chld(const sigset_t *chld, uint64_t ns, bool signalled)
+/* Sleep until a SIGCHLD (blocked, read from CHLD_FD, a signalfd) is
+ * pending, a detach request was made (the wake-up pipe), a signal
+ * handler ran, or NS nanoseconds passed; without SIGCHLD at stops, 1 ms
+ * at most.  Every outcome is fine: the caller looks again. */
+static void wait_chld(struct maptap_session *s, int chld_fd, uint64_t ns,
+		      bool signalled)
 {
+	struct pollfd pf[2] = { { .fd = chld_fd, .events = POLLIN },
+				{ .fd = s->wake[0], .events = POLLIN } };
+	struct signalfd_siginfo si;
 	struct timespec ts;
 
 	if (!signalled && ns > 1000000)
 		ns = 1000000;
 	ts.tv_sec = (time_t)(ns / 1000000000ULL);
 	ts.tv_nsec = (long)(ns % 1000000000ULL);
-	sigtimedwait(chld, NULL, &ts);
+	if (ppoll(pf, 2, &ts, NULL) > 0 && (pf[0].revents & POLLIN))
+		while (read(chld_fd, &si, sizeof(si)) == sizeof(si))
+			;
 }
 
-/* maptap_session_run_until() with SIGCHLD blocked (in CHLD): every stop
- * already reported is taken with WNOHANG, and only when there is none
- * does it sleep, in sigtimedwait(2), until the next SIGCHLD or the
- * deadline.  A SIGCHLD that comes between the two is left pending and
- * ends the sleep at once, so no stop waits for the deadline.  A busy
- * tracee could report stops forever: past the deadline, at most one
+/* Trace until tracing ends or, unless DEADLINE is 0, until DEADLINE,
+ * with SIGCHLD blocked and read from CHLD_FD: every stop already
+ * reported is taken with WNOHANG, and only when there is none does it
+ * sleep, in ppoll(2), until the next SIGCHLD, a detach request or the
+ * deadline.  A SIGCHLD or a request that comes between the two ends the
+ * sleep at once, so no stop and no request waits for the deadline.  A
+ * busy tracee could report stops forever: past the deadline, at most one
  * more stop per traced thread is handled before returning. */
 static int run_until(struct maptap_session *s, uint64_t deadline,
-		     const sigset_t *chld)
+		     int chld_fd)
 {
 	bool signalled = chld_at_stops();
 	size_t late = 0;
@@ -730,13 +728,15 @@ static int run_until(struct maptap_session *s, uint64_t deadline,
 		now = mt_now_ns();
 		if (tid > 0) {
 			mt_handle_status(s, tid, status);
-			if (now >= deadline && ++late > s->threads.n)
+			if (deadline && now >= deadline &&
+			    ++late > s->threads.n)
 				return tracing(s) ? 1 : 0;
 			continue;
 		}
-		if (now >= deadline)
+		if (deadline && now >= deadline)
 			return 1;
-		wait_chld(chld, deadline - now, signalled);
+		wait_chld(s, chld_fd, deadline ? deadline - now : UINT64_MAX,
+			  signalled);
 	}
 	return 0;
 }
@@ -744,14 +744,24 @@ static int run_until(struct maptap_session *s, uint64_t deadline,
 int maptap_session_run_until(struct maptap_session *s, uint64_t deadline_ns)
 {
 	sigset_t chld, old;
-	int rc;
+	int rc, fd;
 
-	if (!deadline_ns)
-		return maptap_session_run(s);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &chld, &old);
-	rc = run_until(s, deadline_ns, &chld);
+	fd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		return rc;
+	}
+	rc = run_until(s, deadline_ns, fd);
+	close(fd);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
+}
+
+int maptap_session_run(struct maptap_session *s)
+{
+	return maptap_session_run_until(s, 0);
 }

@@ -5,6 +5,7 @@
 #include "tracer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 int mt_error(struct maptap_session *s, int err, const char *fmt, ...)
 {
@@ -223,7 +225,10 @@ int maptap_session_new(const struct maptap_session_opts *opts,
 	if (opts)
 		s->opts = *opts;
 	s->exit_status = -1;
-	s->detach_signo = -1;
+	if (pipe2(s->wake, O_NONBLOCK | O_CLOEXEC) != 0) {
+		free(s);
+		return -ENOMEM;
+	}
 	*out = s;
 	return 0;
 }
@@ -261,12 +266,21 @@ void maptap_session_free(struct maptap_session *s)
 		mt_proc_del(s, s->procs);
 	maptap_vma_buf_free(&s->buf);
 	maptap_vma_buf_free(&s->buf2);
+	close(s->wake[0]);
+	close(s->wake[1]);
 	free(s);
 }
 
+/* From a signal handler: only atomics, write(2), and errno kept. */
 void maptap_session_request_detach(struct maptap_session *s, int signo)
 {
-	s->detach_signo = signo;
+	uint64_t bit = signo > 0 && signo < 64 ? 1ULL << signo : 1;
+	int saved = errno;
+
+	__atomic_fetch_or(&s->detach_req, bit, __ATOMIC_SEQ_CST);
+	/* A full pipe fails with EAGAIN: a wake-up is pending anyway. */
+	(void)!write(s->wake[1], "", 1);
+	errno = saved;
 }
 
 int maptap_session_exit_status(const struct maptap_session *s)

@@ -74,7 +74,11 @@ struct maptap_session {
 	bool launched_reaped;		/* its exit status is known */
 	struct mt_thread_table threads;
 	struct mt_proc *procs;
-	volatile sig_atomic_t detach_signo;	/* request, -1: none */
+	/* Detach requests not yet acted on, from signal handlers: bit N
+	 * for signal N (1-63), bit 0 for one without a signal.  Set and
+	 * taken atomically, so that two close together are both kept. */
+	uint64_t detach_req;
+	int wake[2];			/* self-pipe: a request ends the wait */
 	bool detaching;
 	struct maptap_vma_buf buf;	/* scratch for reads */
 	struct maptap_vma_buf buf2;

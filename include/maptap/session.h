@@ -174,11 +174,17 @@ int maptap_session_attach(struct maptap_session *s, pid_t pid);
  * runs on as before; returns 0).  A launched command cannot run on without
  * its tracer (its seccomp filter), so a detach request forwards the signal
  * number given to maptap_session_request_detach() to it instead and keeps
- * tracing until it exits.  Returns -errno when waiting itself fails. */
+ * tracing until it exits.  Returns -errno when waiting itself fails.  It
+ * blocks SIGCHLD in the calling thread while it runs, as
+ * maptap_session_run_until() does. */
 int maptap_session_run(struct maptap_session *s);
 
 /* Ask a running maptap_session_run() to detach.  SIGNO is the signal that
- * asked (SIGINT, SIGTERM, SIGHUP), or 0.  Async-signal-safe. */
+ * asked (SIGINT, SIGTERM, SIGHUP; 1 to 63), or 0.  Async-signal-safe (it
+ * keeps errno).  Every request counts, whenever it is made: one made
+ * before the run, or just before it sleeps, is acted on at once; two
+ * made close together are both kept (a launched command gets both
+ * signals, in signal-number order). */
 void maptap_session_request_detach(struct maptap_session *s, int signo);
 
 /* The wait(2) status of the launched command once it has ended, or -1. */
@@ -211,10 +217,11 @@ ssize_t maptap_read_user(pid_t pid, uint64_t addr, void *buf, size_t len);
  * the caller can run timers and call it again.  DEADLINE_NS 0: no
  * deadline.  A stop that arrives before the deadline is always handled
  * first; no event is lost or reordered by returning.  Returns 0 when
- * tracing ended, 1 at the deadline, -errno when waiting fails.  With a
- * deadline it blocks SIGCHLD in the calling thread while it runs and
- * waits for it with sigtimedwait(2) (docs/tracer.md): a multi-threaded
- * caller must keep SIGCHLD blocked in its other threads. */
+ * tracing ended, 1 at the deadline, -errno when waiting fails.  It
+ * blocks SIGCHLD in the calling thread while it runs and waits for it
+ * (a signalfd(2)) and for detach requests with ppoll(2) (docs/tracer.md):
+ * a multi-threaded caller must keep SIGCHLD blocked in its other
+ * threads. */
 int maptap_session_run_until(struct maptap_session *s, uint64_t deadline_ns);
 
 /* Copy the counters of S into *OUT. */

@@ -100,13 +100,13 @@ t.eq([e["reason"] for e in r.find("detach", pid=pid)], ["signal"],
 
 # 3. A background -c: SIGINT is passed on and the command ignores it, as
 # it would untraced; SIGTERM is never lost.
-full, _ = t.maptap_argv(["-o", "/dev/null", "-c", "%s wait" % prog],
+full, _ = t.maptap_argv(["-o", "/dev/null", "-c", "%s sleep 60" % prog],
                         False, False)
 mp = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                      stdin=subprocess.PIPE, text=True,
+                      stdin=subprocess.DEVNULL, text=True,
                       preexec_fn=background_job)
 line = mp.stdout.readline()
-t.ok(line.startswith("ready"), "background -c: the command runs")
+t.ok(line.startswith("started"), "background -c: the command runs")
 mp.send_signal(signal.SIGINT)
 mp.send_signal(signal.SIGTERM)
 r = t.finish(mp, full, None)
