@@ -396,6 +396,20 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+/* Write LEN bytes at P to the output stream F: with write_all() where F
+ * has a file descriptor; a memory stream (open_memstream(3), the tests)
+ * has none, and no system call a signal could interrupt. */
+static int write_out(FILE *f, const char *p, size_t len)
+{
+	int fd = fileno(f);
+
+	if (fd >= 0)
+		return write_all(fd, p, len);
+	if (fwrite(p, 1, len, f) != len || fflush(f))
+		return -(errno ? errno : EIO);
+	return 0;
+}
+
 /* Output that cannot be written (a full disk, a closed pipe) must not
  * stop the script or harm a traced process: say so once, then drop it.
  * The bytes go out with write(2), not stdio: glibc's stdio drops its
@@ -408,7 +422,7 @@ void tr_interp_flush(struct interp *I)
 	if (!I->out_failed && fflush(I->outf))
 		err = -(errno ? errno : EIO);
 	if (I->out.len && !I->out_failed && !err)
-		err = write_all(fileno(I->outf), I->out.s, I->out.len);
+		err = write_out(I->outf, I->out.s, I->out.len);
 	maptap_script_buf_clear(&I->out);
 	if (err) {
 		I->out_failed = true;
