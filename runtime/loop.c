@@ -641,17 +641,14 @@ static bool tracing(const struct maptap_session *s)
 }
 
 /* Act on the detach requests made since the last look (a signal handler
- * may make one at any time).  The wake-up pipe is drained first: a
- * request made after that leaves a byte in it, so the next wait ends at
- * once and takes it; none is lost between this look and that wait. */
+ * may make one at any time).  A request made after this look leaves a
+ * byte in the wake-up pipe, so the next wait (wait_chld()) ends at once
+ * and the loop takes it; none is lost between this look and that wait. */
 static void take_detach_request(struct maptap_session *s)
 {
 	uint64_t req;
-	char buf[64];
 	int signo;
 
-	while (read(s->wake[0], buf, sizeof(buf)) > 0)
-		;
 	req = __atomic_exchange_n(&s->detach_req, 0, __ATOMIC_SEQ_CST);
 	if (!req)
 		return;
@@ -687,14 +684,22 @@ static void wait_chld(struct maptap_session *s, int chld_fd, uint64_t ns,
 				{ .fd = s->wake[0], .events = POLLIN } };
 	struct signalfd_siginfo si;
 	struct timespec ts;
+	char buf[64];
 
 	if (!signalled && ns > 1000000)
 		ns = 1000000;
 	ts.tv_sec = (time_t)(ns / 1000000000ULL);
 	ts.tv_nsec = (long)(ns % 1000000000ULL);
-	if (ppoll(pf, 2, &ts, NULL) > 0 && (pf[0].revents & POLLIN))
-		while (read(chld_fd, &si, sizeof(si)) == sizeof(si))
-			;
+	if (ppoll(pf, 2, &ts, NULL) <= 0)
+		return;
+	/* One read each: SIGCHLD is not queued (one pending at most), and
+	 * a byte left in the pipe only ends the next sleep early.  The
+	 * requests are taken by the caller's next look: a handler sets
+	 * the bit before it writes the byte. */
+	if ((pf[0].revents & POLLIN) && read(chld_fd, &si, sizeof(si)) < 0)
+		return;
+	if ((pf[1].revents & POLLIN) && read(s->wake[0], buf, sizeof(buf)) < 0)
+		return;
 }
 
 /* Trace until tracing ends or, unless DEADLINE is 0, until DEADLINE,
