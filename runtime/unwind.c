@@ -125,7 +125,7 @@ static int fp_step(struct maptap_unwinder *u, unw_cursor_t *c,
 	if (uw_access_mem(u->as, rbp, &saved_rbp, 0, u) < 0 ||
 	    uw_access_mem(u->as, rbp + 8, &ret, 0, u) < 0 || ret == 0)
 		return -1;
-	u->fp_regs = *u->cur;
+	uw_regs_of_cursor(u, c, &u->fp_regs);
 	u->fp_regs.rip = ret;
 	u->fp_regs.rsp = rbp + 16;
 	u->fp_regs.rbp = saved_rbp;
@@ -180,6 +180,16 @@ static int step(struct maptap_unwinder *u, unw_cursor_t *c,
 		return 0;
 	}
 	*c = before;
+	r = uw_debug_frame_step(u, c, f);
+	if (r > 0) {
+		*how = MAPTAP_FRAME_DEBUG_FRAME;
+		return 1;
+	}
+	if (r == 0) {
+		*end = MAPTAP_UNWIND_COMPLETE;
+		return 0;
+	}
+	*c = before;
 	if (fp_step(u, c, f) == 0) {
 		*how = MAPTAP_FRAME_FP;
 		return 1;
@@ -203,7 +213,8 @@ static bool pc_plausible(struct maptap_unwinder *u, uint64_t pc,
 
 	if (in)
 		return seg && (seg->flags & PF_X);
-	return how == MAPTAP_FRAME_CFI && prev_how != MAPTAP_FRAME_FP;
+	return (how == MAPTAP_FRAME_CFI || how == MAPTAP_FRAME_DEBUG_FRAME) &&
+	       prev_how != MAPTAP_FRAME_FP;
 }
 
 /* Is the frame just stepped to believable after PREV?  A caller's frame
@@ -236,7 +247,8 @@ static unsigned walk(struct maptap_unwinder *u, unw_cursor_t *c,
 			/* a zero return address where CFI says it is: the
 			 * bottom of a stack that a runtime (a new thread's
 			 * clone child) set up */
-			*end = pc == 0 && how == MAPTAP_FRAME_CFI ?
+			*end = pc == 0 && (how == MAPTAP_FRAME_CFI ||
+					   how == MAPTAP_FRAME_DEBUG_FRAME) ?
 			       MAPTAP_UNWIND_COMPLETE : MAPTAP_UNWIND_BADFRAME;
 			break;
 		}
@@ -252,6 +264,8 @@ static unsigned walk(struct maptap_unwinder *u, unw_cursor_t *c,
 		activation = frames[n].signal;
 		if (how == MAPTAP_FRAME_FP)
 			u->stats.fp_frames++;
+		else if (how == MAPTAP_FRAME_DEBUG_FRAME)
+			u->stats.debug_frames++;
 		n++;
 		if (!step(u, c, &frames[n - 1], &how, end))
 			break;

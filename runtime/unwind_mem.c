@@ -172,6 +172,28 @@ int uw_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
 	return 0;
 }
 
+void uw_regs_set(struct user_regs_struct *r, int reg, uint64_t v)
+{
+	unsigned long long w = v;
+
+	if (reg < 0 ||
+	    (size_t)reg >= sizeof(reg_offsets) / sizeof(reg_offsets[0]))
+		return;
+	memcpy((char *)r + reg_offsets[reg], &w, sizeof(w));
+}
+
+void uw_regs_of_cursor(struct maptap_unwinder *u, unw_cursor_t *c,
+		       struct user_regs_struct *out)
+{
+	unw_word_t w;
+	int i;
+
+	*out = *u->cur;
+	for (i = 0; i <= UNW_X86_64_RIP; i++)
+		if (unw_get_reg(c, i, &w) == 0)
+			uw_regs_set(out, i, w);
+}
+
 int uw_access_fpreg(unw_addr_space_t as, unw_regnum_t reg,
 		    unw_fpreg_t *val, int write, void *arg)
 {

@@ -18,10 +18,13 @@
  *     /proc/PID/map_files: code of deleted files, memfds and the [vdso]
  *     unwinds too.  The tables themselves are read from the target's
  *     memory, where the loader mapped them.
- * Where no CFI covers a pc (code built with -fno-asynchronous-unwind-
- * tables, JIT code, a file without PT_GNU_EH_FRAME), libunwind's x86_64
- * frame-chain walk (saved %rbp at [%rbp], return address at [%rbp + 8])
- * continues; maptap checks that every frame it accepts has a stack
+ * Where .eh_frame covers no pc (code built with -g -fno-asynchronous-
+ * unwind-tables, older or hand-written objects), the CFI in .debug_frame
+ * of the file, or of its separate debuginfo (found as the symbol layer
+ * finds it, maptap/symbols.h), gives the caller, decoded with elfutils'
+ * libdw (dwarf_cfi_addrframe(3)).  Where no CFI covers a pc at all (JIT
+ * code, a file without either), the x86_64 frame-pointer chain (saved
+ * %rbp at [%rbp], return address at [%rbp + 8]) continues; maptap checks that every frame it accepts has a stack
  * pointer above the previous one, so a garbage chain stops the walk
  * with a marker instead of inventing frames.
  *
@@ -58,6 +61,8 @@ enum maptap_frame_how {
 	MAPTAP_FRAME_CFI,	/* the callee's DWARF CFI (.eh_frame) */
 	MAPTAP_FRAME_FP,	/* the callee's frame pointer chain: no CFI
 				 * covered the callee's pc */
+	MAPTAP_FRAME_DEBUG_FRAME,	/* the callee's CFI in .debug_frame
+					 * (no .eh_frame covered its pc) */
 };
 
 /* One frame of a backtrace.  Addresses in bytes, in the target. */
@@ -140,6 +145,7 @@ struct maptap_unwind_stats {
 	uint64_t backtraces;	/* maptap_unwind() calls that read regs */
 	uint64_t frames;	/* frames returned */
 	uint64_t fp_frames;	/* of which found by frame pointer */
+	uint64_t debug_frames;	/* of which found by .debug_frame CFI */
 	uint64_t mem_words;	/* words libunwind asked for */
 	uint64_t page_reads;	/* process_vm_readv(2) calls */
 	uint64_t file_pages;	/* pages copied from a module's file */

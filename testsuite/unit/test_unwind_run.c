@@ -14,7 +14,8 @@
  *   frame N HOW PC FUNC+0xOFF MODULE_BASENAME
  *   end REASON
  *
- * with HOW regs|cfi|fp, FUNC "??" and MODULE "??" when unresolved.
+ * with HOW regs|cfi|fp|dbg (dbg: CFI from .debug_frame), FUNC "??" and
+ * MODULE "??" when unresolved.
  * The target is killed afterwards.  Exit status 0, or 1 with a message.
  */
 #include <config.h>
@@ -37,7 +38,7 @@
 
 #define MAX_FRAMES 1024
 
-static const char *const how_names[] = { "regs", "cfi", "fp" };
+static const char *const how_names[] = { "regs", "cfi", "fp", "dbg" };
 
 static int die(const char *what, int err)
 {

@@ -1,0 +1,269 @@
+/* unwind_dwarf.c -- one frame step from .debug_frame, for code whose CFI
+ * is not in .eh_frame (built with -fno-asynchronous-unwind-tables, older
+ * or hand-written objects), possibly only in a separate debuginfo file.
+ *
+ * libunwind 1.6 reads .debug_frame only for its own local unwinding
+ * (the table format UNW_INFO_FORMAT_TABLE is searched in the tracer's
+ * own memory through internal structures, and its remote table search
+ * always decodes .eh_frame's CIE ids and pc-relative FDE addresses), so
+ * the step is made here with elfutils: libdwfl finds the debuginfo the
+ * same way the symbol layer does (the symbol index's Dwfl, see
+ * sym_index.c), libdw decodes the CFI row for the pc
+ * (dwarf_cfi_addrframe(), dwarf_frame_cfa(), dwarf_frame_register()),
+ * and the few DWARF expression operations a CFI row yields are evaluated
+ * against the frame's registers and the stop's page cache.  libunwind
+ * then starts over from the caller's registers, as after a
+ * frame-pointer step (unwind.c).
+ */
+#include <config.h>
+
+#include "unwind_priv.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* DWARF register numbers of x86_64 (psABI, 3.6.2, "DWARF Register
+ * Number Mapping"): 0-15 are rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp,
+ * r8-r15, 16 the return address.  libunwind's UNW_X86_64_* numbers are
+ * the same for 0-16. */
+#define DW_NREGS 17
+#define DW_RSP 7
+#define DW_RA 16
+
+/* Registers a caller keeps across a call (psABI, 3.2.1): the only ones
+ * whose caller values a step must recover, besides %rsp and %rip. */
+static const int callee_saved[] = { 3, 6, 12, 13, 14, 15 };
+
+/* The registers of one frame as DWARF numbers; KNOWN marks those the
+ * cursor could give. */
+struct dw_regs {
+	uint64_t v[DW_NREGS];
+	bool known[DW_NREGS];
+};
+
+#define STACK_MAX 8
+
+/* Evaluate OPS[0..N) (a CFI expression) with CFA as the value of
+ * DW_OP_call_frame_cfa.  Sets *VAL and *IS_VALUE (false: *VAL is an
+ * address to read the value from; true: it is the value itself).
+ * Returns 0, or -1 for an operation outside what CFI rows use. */
+static int eval(struct maptap_unwinder *u, const struct dw_regs *r,
+		uint64_t cfa, const Dwarf_Op *ops, size_t n, uint64_t *val,
+		bool *is_value)
+{
+	uint64_t st[STACK_MAX], w;
+	size_t i, sp = 0;
+	unsigned reg;
+
+	*is_value = false;
+	for (i = 0; i < n; i++) {
+		uint8_t op = ops[i].atom;
+
+		if (sp == STACK_MAX)
+			return -1;
+		if (op >= DW_OP_lit0 && op <= DW_OP_lit31) {
+			st[sp++] = op - DW_OP_lit0;
+			continue;
+		}
+		if ((op >= DW_OP_breg0 && op <= DW_OP_breg31) ||
+		    op == DW_OP_bregx || (op >= DW_OP_reg0 &&
+		    op <= DW_OP_reg31) || op == DW_OP_regx) {
+			bool bx = op == DW_OP_bregx, rx = op == DW_OP_regx;
+			bool is_reg = rx || (op >= DW_OP_reg0 &&
+					     op <= DW_OP_reg31);
+
+			if (bx || rx)
+				reg = (unsigned)ops[i].number;
+			else
+				reg = (unsigned)op - (is_reg ? DW_OP_reg0 :
+						      DW_OP_breg0);
+			if (reg >= DW_NREGS || !r->known[reg])
+				return -1;
+			if (is_reg) {	/* the value is in that register */
+				*val = r->v[reg];
+				*is_value = true;
+				return i + 1 == n ? 0 : -1;
+			}
+			st[sp++] = r->v[reg] + (bx ? ops[i].number2 :
+						ops[i].number);
+			continue;
+		}
+		switch (op) {
+		case DW_OP_call_frame_cfa:
+			st[sp++] = cfa;
+			break;
+		case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u:
+		case DW_OP_const8u: case DW_OP_const1s: case DW_OP_const2s:
+		case DW_OP_const4s: case DW_OP_const8s: case DW_OP_constu:
+		case DW_OP_consts:
+			st[sp++] = ops[i].number;
+			break;
+		case DW_OP_plus_uconst:
+			if (!sp)
+				return -1;
+			st[sp - 1] += ops[i].number;
+			break;
+		case DW_OP_plus:
+		case DW_OP_minus:
+		case DW_OP_and:
+			if (sp < 2)
+				return -1;
+			sp--;
+			st[sp - 1] = op == DW_OP_plus ? st[sp - 1] + st[sp] :
+				     op == DW_OP_minus ? st[sp - 1] - st[sp] :
+				     st[sp - 1] & st[sp];
+			break;
+		case DW_OP_deref:
+			if (!sp || uw_access_mem(u->as, st[sp - 1], &w, 0,
+						 u) < 0)
+				return -1;
+			st[sp - 1] = w;
+			break;
+		case DW_OP_stack_value:
+			if (!sp || i + 1 != n)
+				return -1;
+			*is_value = true;
+			break;
+		default:
+			return -1;
+		}
+	}
+	if (!sp)
+		return -1;
+	*val = st[sp - 1];
+	return 0;
+}
+
+/* The caller's value of register REG by FRAME's rule into *OUT.
+ * Returns 1 when set, 0 when the rule says "same value" (the caller's is
+ * the callee's) or "undefined", -1 when it cannot be computed.
+ * *UNDEF says which of the two a 0 was. */
+static int reg_rule(struct maptap_unwinder *u, Dwarf_Frame *frame,
+		    const struct dw_regs *r, uint64_t cfa, int reg,
+		    uint64_t *out, bool *undef)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+	uint64_t v;
+	bool is_value;
+
+	*undef = false;
+	if (dwarf_frame_register(frame, reg, mem, &ops, &n) != 0)
+		return -1;
+	if (n == 0) {
+		*undef = ops != NULL;
+		return 0;
+	}
+	if (eval(u, r, cfa, ops, n, &v, &is_value) != 0)
+		return -1;
+	if (!is_value && uw_access_mem(u->as, v, &v, 0, u) < 0)
+		return -1;
+	*out = v;
+	return 1;
+}
+
+/* The .debug_frame CFI of the file of IN (borrowed from its symbol
+ * index), and its bias (CFI addresses = ELF vaddrs - bias), once per
+ * located table. */
+static Dwarf_CFI *cfi_of(struct maptap_unwinder *u, const struct mt_inst *in,
+			 uint64_t *bias)
+{
+	struct uw_table *t = uw_table_of(u, in->file);
+	struct mt_symtab *st;
+
+	if (!t)
+		return NULL;
+	if (!t->dcfi_tried) {
+		t->dcfi_tried = true;
+		st = mt_symtab_get(u->m, in->file);
+		t->dcfi = st ? mt_symtab_debug_cfi(st, &t->dcfi_bias) : NULL;
+	}
+	*bias = t->dcfi_bias;
+	return t->dcfi;
+}
+
+/* The registers of cursor C's frame that libunwind can give. */
+static void cursor_regs(unw_cursor_t *c, struct dw_regs *r)
+{
+	unw_word_t w;
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < DW_NREGS; i++) {
+		if (unw_get_reg(c, i, &w) == 0) {
+			r->v[i] = w;
+			r->known[i] = true;
+		}
+	}
+}
+
+/* Apply FRAME's row to R: the caller's registers into OUT (whose other
+ * registers stay as the caller found them).  Returns 1, 0 when the
+ * return address is undefined (the outermost frame), -1. */
+static int apply_row(struct maptap_unwinder *u, Dwarf_Frame *frame,
+		     const struct dw_regs *r, struct user_regs_struct *out)
+{
+	Dwarf_Op *ops;
+	size_t n, i;
+	uint64_t cfa, v;
+	bool is_value, undef;
+	int rc;
+
+	if (dwarf_frame_cfa(frame, &ops, &n) != 0 || n == 0 ||
+	    eval(u, r, 0, ops, n, &cfa, &is_value) != 0)
+		return -1;
+	rc = reg_rule(u, frame, r, cfa, DW_RA, &v, &undef);
+	if (rc <= 0)
+		return rc == 0 && undef ? 0 : -1;
+	out->rip = v;
+	out->rsp = cfa;		/* the CFA is the caller's %rsp (psABI) */
+	for (i = 0; i < sizeof(callee_saved) / sizeof(callee_saved[0]); i++) {
+		int reg = callee_saved[i];
+
+		rc = reg_rule(u, frame, r, cfa, reg, &v, &undef);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			continue;	/* same value, or lost to the call */
+		uw_regs_set(out, reg, v);
+	}
+	return 1;
+}
+
+int uw_debug_frame_step(struct maptap_unwinder *u, unw_cursor_t *c,
+			const struct maptap_frame *f)
+{
+	uint64_t at = f->activation ? f->pc : f->pc - 1, bias;
+	const struct mt_seg *seg;
+	struct mt_inst *in = mt_inst_at(u->m, u->pid, at, 0, &seg);
+	struct user_regs_struct caller, old_regs;
+	const struct user_regs_struct *old_cur;
+	Dwarf_Frame *frame = NULL;
+	Dwarf_CFI *cfi;
+	struct dw_regs r;
+	int rc;
+
+	if (!in || !in->file->elf || !(cfi = cfi_of(u, in, &bias)))
+		return -1;
+	if (dwarf_cfi_addrframe(cfi, at - in->bias - bias, &frame) != 0)
+		return -1;
+	cursor_regs(c, &r);
+	uw_regs_of_cursor(u, c, &caller);
+	rc = apply_row(u, frame, &r, &caller);
+	free(frame);
+	if (rc <= 0)
+		return rc;
+	old_cur = u->cur;
+	old_regs = u->fp_regs;
+	u->fp_regs = caller;
+	u->cur = &u->fp_regs;
+	if (unw_init_remote(c, u->as, u) == 0)
+		return 1;
+	/* leave the frame-pointer fallback the registers it expects */
+	u->fp_regs = old_regs;
+	u->cur = old_cur;
+	return -1;
+}
