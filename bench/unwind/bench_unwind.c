@@ -29,20 +29,18 @@
  */
 #include <config.h>
 
-#include <maptap/maps.h>
 #include <maptap/module.h>
 #include <maptap/unwind.h>
 
 #include <libunwind-ptrace.h>
 
+#include "ptrace_stop.h"
+
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,46 +67,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static pid_t launch_to_sigstop(char **argv)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
-		return -1;
-	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)PTRACE_O_EXITKILL);
-	for (;;) {
-		if (ptrace(PTRACE_CONT, pid, NULL, NULL) != 0 ||
-		    waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
-			return -1;
-		if (WSTOPSIG(st) == SIGSTOP)
-			return pid;
-	}
-}
-
-static int load_modules(struct maptap_modules *m, pid_t pid)
-{
-	struct maptap_maps_reader *r;
-	struct maptap_vma_buf buf = { 0 };
-	int rc = maptap_maps_open(pid, MAPTAP_MAPS_AUTO, &r);
-
-	if (rc)
-		return rc;
-	rc = maptap_maps_read_all(r, &buf);
-	if (!rc)
-		rc = maptap_modules_sync(m, pid, buf.v, buf.n, NULL, NULL);
-	maptap_vma_buf_free(&buf);
-	maptap_maps_close(r);
-	return rc;
 }
 
 static unsigned walk_maptap(struct bench *b, uint64_t *pcs)
@@ -187,7 +145,7 @@ static int setup(struct bench *b)
 	int rc = maptap_modules_new(NULL, &b->m);
 
 	if (!rc)
-		rc = load_modules(b->m, b->pid);
+		rc = maptap_modules_sync_pid(b->m, b->pid, MAPTAP_MAPS_AUTO);
 	if (!rc)
 		rc = maptap_unwinder_new(b->m, &b->u);
 	if (rc)
@@ -243,6 +201,7 @@ int main(int argc, char **argv)
 	unsigned rounds = 1000, r, k, only = M_N;
 	uint64_t *t[M_N];
 	int opt, rc;
+	pid_t tid;
 
 	while ((opt = getopt(argc, argv, "+r:d:m:")) != -1) {
 		if (opt == 'm') {
@@ -264,7 +223,7 @@ int main(int argc, char **argv)
 		      stderr);
 		return 2;
 	}
-	b.pid = launch_to_sigstop(argv + optind);
+	b.pid = ptrace_stop_launch(argv + optind, &tid);
 	if (b.pid < 0 || (rc = setup(&b)) != 0) {
 		fputs("bench_unwind: could not start or set up\n", stderr);
 		return 1;
@@ -278,7 +237,7 @@ int main(int argc, char **argv)
 	if (!same_frames(&b)) {
 		fputs("bench_unwind: the methods disagree on the frames\n",
 		      stderr);
-		kill(b.pid, SIGKILL);
+		ptrace_stop_kill(b.pid);
 		return 1;
 	}
 	for (r = 0; r < rounds; r++)
@@ -295,8 +254,7 @@ int main(int argc, char **argv)
 			t[k][r] = row[k];
 	}
 	report(&b, t, rounds, only);
-	kill(b.pid, SIGKILL);
-	waitpid(b.pid, NULL, 0);
+	ptrace_stop_kill(b.pid);
 	teardown(&b, t);
 	return 0;
 }
