@@ -167,6 +167,16 @@ static int step(struct maptap_unwinder *u, unw_cursor_t *c,
 	unw_cursor_t before = *c;	/* shallow copies are allowed */
 	int r;
 
+	r = uw_eh_frame_step(u, c, f);
+	if (r > 0) {
+		*how = MAPTAP_FRAME_CFI;
+		return 1;
+	}
+	if (r == 0) {
+		*end = MAPTAP_UNWIND_COMPLETE;
+		return 0;
+	}
+	*c = before;
 	u->missed = false;
 	r = unw_step(c);
 	if (!u->missed) {

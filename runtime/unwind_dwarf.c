@@ -33,10 +33,6 @@
 #define DW_RSP 7
 #define DW_RA 16
 
-/* Registers a caller keeps across a call (psABI, 3.2.1): the only ones
- * whose caller values a step must recover, besides %rsp and %rip. */
-static const int callee_saved[] = { 3, 6, 12, 13, 14, 15 };
-
 /* The registers of one frame as DWARF numbers; KNOWN marks those the
  * cursor could give. */
 struct dw_regs {
@@ -168,8 +164,8 @@ static int reg_rule(struct maptap_unwinder *u, Dwarf_Frame *frame,
 /* The .debug_frame CFI of the file of IN (borrowed from its symbol
  * index), and its bias (CFI addresses = ELF vaddrs - bias), once per
  * located table. */
-static Dwarf_CFI *cfi_of(struct maptap_unwinder *u, const struct mt_inst *in,
-			 uint64_t *bias)
+static Dwarf_CFI *debug_cfi_of(struct maptap_unwinder *u,
+			       const struct mt_inst *in, uint64_t *bias)
 {
 	struct uw_table *t = uw_table_of(u, in->file);
 	struct mt_symtab *st;
@@ -183,6 +179,31 @@ static Dwarf_CFI *cfi_of(struct maptap_unwinder *u, const struct mt_inst *in,
 	}
 	*bias = t->dcfi_bias;
 	return t->dcfi;
+}
+
+/* The .eh_frame CFI of the file of IN, read by libdw from the module
+ * layer's image of the file (its addresses are ELF vaddrs), once per
+ * located table; freed with the tables. */
+static Dwarf_CFI *eh_cfi_of(struct maptap_unwinder *u,
+			    const struct mt_inst *in, uint64_t *bias)
+{
+	struct uw_table *t = uw_table_of(u, in->file);
+
+	if (!t)
+		return NULL;
+	if (!t->ecfi_tried) {
+		t->ecfi_tried = true;
+		t->ecfi = dwarf_getcfi_elf(in->file->elf);
+	}
+	*bias = 0;
+	return t->ecfi;
+}
+
+void uw_table_cfi_free(struct uw_table *t)
+{
+	if (t->ecfi)
+		dwarf_cfi_end(t->ecfi);
+	t->ecfi = NULL;
 }
 
 /* The registers of cursor C's frame that libunwind can give. */
@@ -201,16 +222,19 @@ static void cursor_regs(unw_cursor_t *c, struct dw_regs *r)
 }
 
 /* Apply FRAME's row to R: the caller's registers into OUT (whose other
- * registers stay as the caller found them).  Returns 1, 0 when the
- * return address is undefined (the outermost frame), -1. */
+ * registers stay as the caller found them).  Every register with a rule
+ * is restored: a signal frame's CFI (glibc's __restore_rt) restores the
+ * caller-saved ones and %rsp too; without a rule %rsp is the CFA (psABI,
+ * 3.7, the CFA is the value of %rsp at the call site).  Returns 1, 0
+ * when the return address is undefined (the outermost frame), -1. */
 static int apply_row(struct maptap_unwinder *u, Dwarf_Frame *frame,
 		     const struct dw_regs *r, struct user_regs_struct *out)
 {
 	Dwarf_Op *ops;
-	size_t n, i;
+	size_t n;
 	uint64_t cfa, v;
 	bool is_value, undef;
-	int rc;
+	int rc, reg;
 
 	if (dwarf_frame_cfa(frame, &ops, &n) != 0 || n == 0 ||
 	    eval(u, r, 0, ops, n, &cfa, &is_value) != 0)
@@ -219,35 +243,32 @@ static int apply_row(struct maptap_unwinder *u, Dwarf_Frame *frame,
 	if (rc <= 0)
 		return rc == 0 && undef ? 0 : -1;
 	out->rip = v;
-	out->rsp = cfa;		/* the CFA is the caller's %rsp (psABI) */
-	for (i = 0; i < sizeof(callee_saved) / sizeof(callee_saved[0]); i++) {
-		int reg = callee_saved[i];
-
+	out->rsp = cfa;
+	for (reg = 0; reg < DW_RA; reg++) {
 		rc = reg_rule(u, frame, r, cfa, reg, &v, &undef);
 		if (rc < 0)
 			return -1;
-		if (rc == 0)
-			continue;	/* same value, or lost to the call */
-		uw_regs_set(out, reg, v);
+		if (rc > 0)	/* else the same value, or lost to the call */
+			uw_regs_set(out, reg, v);
 	}
 	return 1;
 }
 
-int uw_debug_frame_step(struct maptap_unwinder *u, unw_cursor_t *c,
-			const struct maptap_frame *f)
+/* Step C from frame F by CFI (BIAS as debug_cfi_of() says); as
+ * uw_debug_frame_step(). */
+static int cfi_step(struct maptap_unwinder *u, unw_cursor_t *c,
+		    const struct maptap_frame *f, const struct mt_inst *in,
+		    Dwarf_CFI *cfi, uint64_t bias)
 {
-	uint64_t at = f->activation ? f->pc : f->pc - 1, bias;
-	const struct mt_seg *seg;
-	struct mt_inst *in = mt_inst_at(u->m, u->pid, at, 0, &seg);
+	/* a signal trampoline's CFI starts a byte early for this lookup at
+	 * the exact pc, as does an activation's */
+	uint64_t at = f->activation || f->signal ? f->pc : f->pc - 1;
 	struct user_regs_struct caller, old_regs;
 	const struct user_regs_struct *old_cur;
 	Dwarf_Frame *frame = NULL;
-	Dwarf_CFI *cfi;
 	struct dw_regs r;
 	int rc;
 
-	if (!in || !in->file->elf || !(cfi = cfi_of(u, in, &bias)))
-		return -1;
 	if (dwarf_cfi_addrframe(cfi, at - in->bias - bias, &frame) != 0)
 		return -1;
 	cursor_regs(c, &r);
@@ -262,8 +283,42 @@ int uw_debug_frame_step(struct maptap_unwinder *u, unw_cursor_t *c,
 	u->cur = &u->fp_regs;
 	if (unw_init_remote(c, u->as, u) == 0)
 		return 1;
-	/* leave the frame-pointer fallback the registers it expects */
+	/* leave the fallbacks the registers they expect */
 	u->fp_regs = old_regs;
 	u->cur = old_cur;
 	return -1;
+}
+
+static const struct mt_inst *inst_of(struct maptap_unwinder *u,
+				     const struct maptap_frame *f)
+{
+	uint64_t at = f->activation || f->signal ? f->pc : f->pc - 1;
+	const struct mt_seg *seg;
+	struct mt_inst *in = mt_inst_at(u->m, u->pid, at, 0, &seg);
+
+	return in && in->file->elf ? in : NULL;
+}
+
+int uw_eh_frame_step(struct maptap_unwinder *u, unw_cursor_t *c,
+		     const struct maptap_frame *f)
+{
+	const struct mt_inst *in = inst_of(u, f);
+	Dwarf_CFI *cfi;
+	uint64_t bias;
+
+	if (!in || !(cfi = eh_cfi_of(u, in, &bias)))
+		return -1;
+	return cfi_step(u, c, f, in, cfi, bias);
+}
+
+int uw_debug_frame_step(struct maptap_unwinder *u, unw_cursor_t *c,
+			const struct maptap_frame *f)
+{
+	const struct mt_inst *in = inst_of(u, f);
+	Dwarf_CFI *cfi;
+	uint64_t bias;
+
+	if (!in || !(cfi = debug_cfi_of(u, in, &bias)))
+		return -1;
+	return cfi_step(u, c, f, in, cfi, bias);
 }

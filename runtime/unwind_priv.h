@@ -51,6 +51,10 @@ struct uw_table {
 	bool dcfi_tried;
 	struct Dwarf_CFI_s *dcfi;
 	uint64_t dcfi_bias;
+	/* .eh_frame as libdw reads it from the file's image (owned; the
+	 * module layer's files live as long as its tracker) */
+	bool ecfi_tried;
+	struct Dwarf_CFI_s *ecfi;
 };
 
 struct maptap_unwinder {
@@ -113,7 +117,18 @@ struct uw_table *uw_table_of(struct maptap_unwinder *u,
 
 void uw_tables_free(struct maptap_unwinder *u);
 
-/* ---- unwind_dwarf.c: a step from .debug_frame ---- */
+/* ---- unwind_dwarf.c: a step by CFI with libdw ---- */
+
+/* Step frame F (cursor C) to its caller by the .eh_frame CFI of F's
+ * module, evaluated here, and restart C there; as uw_debug_frame_step().
+ * This is the first try for every frame: libunwind's own unw_step()
+ * blocks and restores all signals around each of its locks, five times
+ * a step (see docs/unwind.md). */
+int uw_eh_frame_step(struct maptap_unwinder *u, unw_cursor_t *c,
+		     const struct maptap_frame *f);
+
+/* Free the CFI T owns. */
+void uw_table_cfi_free(struct uw_table *t);
 
 /* No .eh_frame covers frame F (cursor C): step to its caller by the
  * .debug_frame CFI of F's module, and restart C there.  Returns 1 when

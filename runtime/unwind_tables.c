@@ -161,6 +161,10 @@ struct uw_table *uw_table_of(struct maptap_unwinder *u,
 
 void uw_tables_free(struct maptap_unwinder *u)
 {
+	size_t i;
+
+	for (i = 0; i < u->ntables; i++)
+		uw_table_cfi_free(&u->tables[i]);
 	free(u->tables);
 	u->tables = NULL;
 	u->ntables = u->tables_cap = 0;

@@ -168,6 +168,28 @@ else
 	fail "build thread"
 fi
 
+# 4b. A stop inside a signal handler: the walk crosses the signal frame
+# (glibc's __restore_rt) into the interrupted raise(), then a and main;
+# also with the handler on an alternate signal stack.
+if build signal -O1 "$T/uw_signal.c"; then
+	for mode in same alt; do
+		run "$D/signal_$mode.out" "$D/signal" $mode
+		check "signal ($mode stack): h_inner handler first" test \
+			"$(after "$D/signal_$mode.out" h_inner | cut -d' ' -f1-2)" \
+			= "h_inner handler"
+		check "signal ($mode stack): the signal frame is libc's" awk \
+			'$5 ~ /^handler\+/ { getline; exit !($6 == "libc.so.6") }' \
+			"$D/signal_$mode.out"
+		check "signal ($mode stack): then a and main" test \
+			"$(after "$D/signal_$mode.out" a | cut -d' ' -f1-2)" = \
+			"a main"
+		check "signal ($mode stack): complete" test \
+			"$(end_of "$D/signal_$mode.out")" = complete
+	done
+else
+	fail "build signal"
+fi
+
 # 5. 200 frames of a function with a 190-character name.
 LONG=$(sed -n '/^#define LONG_NAME/,/^$/p' "$T/uw_deep.c" | sed '1d' |
 	tr -d ' \t\\\n')
