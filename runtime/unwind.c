@@ -158,25 +158,41 @@ static bool outermost(struct maptap_unwinder *u, unw_cursor_t *c,
 	return f->pc > entry && f->pc - entry <= ENTRY_SLACK;
 }
 
-/* Step C from frame F to its caller.  Returns 1 with *HOW when there is
+/* Step C from frame F by the CFI libdw reads: .eh_frame, else
+ * .debug_frame.  Returns 1 with *HOW, 0 when the CFI marks F as the
+ * outermost frame, -1 (C unchanged) when neither has a usable row. */
+static int dw_step(struct maptap_unwinder *u, unw_cursor_t *c,
+		   const struct maptap_frame *f, enum maptap_frame_how *how)
+{
+	unw_cursor_t before = *c;	/* shallow copies are allowed */
+	int r = uw_eh_frame_step(u, c, f);
+
+	*how = MAPTAP_FRAME_CFI;
+	if (r >= 0)
+		return r;
+	*c = before;
+	r = uw_debug_frame_step(u, c, f);
+	*how = MAPTAP_FRAME_DEBUG_FRAME;
+	if (r < 0)
+		*c = before;
+	return r;
+}
+
+/* Step C from frame F to its caller: by libdw's CFI, else libunwind's
+ * step, else the frame pointer.  Returns 1 with *HOW when there is
  * one, 0 with *END when the walk ends. */
 static int step(struct maptap_unwinder *u, unw_cursor_t *c,
 		const struct maptap_frame *f, enum maptap_frame_how *how,
 		enum maptap_unwind_end *end)
 {
-	unw_cursor_t before = *c;	/* shallow copies are allowed */
-	int r;
+	unw_cursor_t before = *c;
+	int r = dw_step(u, c, f, how);
 
-	r = uw_eh_frame_step(u, c, f);
-	if (r > 0) {
-		*how = MAPTAP_FRAME_CFI;
-		return 1;
+	if (r >= 0) {
+		if (r == 0)
+			*end = MAPTAP_UNWIND_COMPLETE;
+		return r;
 	}
-	if (r == 0) {
-		*end = MAPTAP_UNWIND_COMPLETE;
-		return 0;
-	}
-	*c = before;
 	u->missed = false;
 	r = unw_step(c);
 	if (!u->missed) {
@@ -187,16 +203,6 @@ static int step(struct maptap_unwinder *u, unw_cursor_t *c,
 		*end = r == 0 ? MAPTAP_UNWIND_COMPLETE :
 		       r == -UNW_ENOINFO ? MAPTAP_UNWIND_NOINFO :
 		       MAPTAP_UNWIND_BADFRAME;
-		return 0;
-	}
-	*c = before;
-	r = uw_debug_frame_step(u, c, f);
-	if (r > 0) {
-		*how = MAPTAP_FRAME_DEBUG_FRAME;
-		return 1;
-	}
-	if (r == 0) {
-		*end = MAPTAP_UNWIND_COMPLETE;
 		return 0;
 	}
 	*c = before;
