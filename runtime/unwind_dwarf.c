@@ -1,19 +1,24 @@
-/* unwind_dwarf.c -- one frame step from .debug_frame, for code whose CFI
+/* unwind_dwarf.c -- one frame step by DWARF CFI, decoded by elfutils'
+ * libdw: from .eh_frame first, and from .debug_frame for code whose CFI
  * is not in .eh_frame (built with -fno-asynchronous-unwind-tables, older
  * or hand-written objects), possibly only in a separate debuginfo file.
  *
- * libunwind 1.6 reads .debug_frame only for its own local unwinding
- * (the table format UNW_INFO_FORMAT_TABLE is searched in the tracer's
- * own memory through internal structures, and its remote table search
- * always decodes .eh_frame's CIE ids and pc-relative FDE addresses), so
- * the step is made here with elfutils: libdwfl finds the debuginfo the
- * same way the symbol layer does (the symbol index's Dwfl, see
- * sym_index.c), libdw decodes the CFI row for the pc
- * (dwarf_cfi_addrframe(), dwarf_frame_cfa(), dwarf_frame_register()),
- * and the few DWARF expression operations a CFI row yields are evaluated
- * against the frame's registers and the stop's page cache.  libunwind
- * then starts over from the caller's registers, as after a
- * frame-pointer step (unwind.c).
+ * Why not libunwind for these: libunwind 1.6 reads .debug_frame only
+ * for its own local unwinding (the table format UNW_INFO_FORMAT_TABLE is
+ * searched in the tracer's own memory through internal structures, and
+ * its remote table search always decodes .eh_frame's CIE ids and
+ * pc-relative FDE addresses); and each unw_step() blocks and restores
+ * all signals around its locks, five system calls a step, which cost
+ * more than the rest of a walk (bench/unwind/README.md).
+ *
+ * libdw reads .eh_frame from the module layer's image of the file
+ * (dwarf_getcfi_elf()); libdwfl finds .debug_frame the way the symbol
+ * layer finds debuginfo (the symbol index's Dwfl, sym_index.c).  libdw
+ * decodes the row for the pc (dwarf_cfi_addrframe(), dwarf_frame_cfa(),
+ * dwarf_frame_register()); the few DWARF operations a CFI row yields are
+ * evaluated here against the frame's registers and the stop's page
+ * cache.  libunwind's cursor then starts over from the caller's
+ * registers, as after a frame-pointer step (unwind.c).
  */
 #include <config.h>
 
@@ -30,7 +35,6 @@
  * r8-r15, 16 the return address.  libunwind's UNW_X86_64_* numbers are
  * the same for 0-16. */
 #define DW_NREGS 17
-#define DW_RSP 7
 #define DW_RA 16
 
 /* The registers of one frame as DWARF numbers; KNOWN marks those the
@@ -42,17 +46,55 @@ struct dw_regs {
 
 #define STACK_MAX 8
 
+/* Is OP one of DW_OP_reg0..31, regx (a register location) or
+ * breg0..31, bregx (a register's value plus an offset)?  Its register
+ * in *REG, whether a location in *LOC. */
+static bool reg_op(const Dwarf_Op *op, unsigned *reg, bool *loc)
+{
+	uint8_t a = op->atom;
+
+	*loc = (a >= DW_OP_reg0 && a <= DW_OP_reg31) || a == DW_OP_regx;
+	if (a == DW_OP_regx || a == DW_OP_bregx)
+		*reg = (unsigned)op->number;
+	else if (*loc)
+		*reg = (unsigned)a - DW_OP_reg0;
+	else if (a >= DW_OP_breg0 && a <= DW_OP_breg31)
+		*reg = (unsigned)a - DW_OP_breg0;
+	else
+		return false;
+	return true;
+}
+
+/* A binary operation of DWARF 5, 2.5.1.4, on the top two entries (A
+ * below B); false for another operation.  DW_OP_ge compares as signed
+ * and gives 1 or 0 (the PLT's CFA expression uses it). */
+static bool binary_op(uint8_t op, uint64_t a, uint64_t b, uint64_t *out)
+{
+	switch (op) {
+	case DW_OP_plus:	*out = a + b; return true;
+	case DW_OP_minus:	*out = a - b; return true;
+	case DW_OP_and:		*out = a & b; return true;
+	case DW_OP_or:		*out = a | b; return true;
+	case DW_OP_shl:		*out = b < 64 ? a << b : 0; return true;
+	case DW_OP_shr:		*out = b < 64 ? a >> b : 0; return true;
+	case DW_OP_ge:		*out = (int64_t)a >= (int64_t)b; return true;
+	default:		return false;
+	}
+}
+
 /* Evaluate OPS[0..N) (a CFI expression) with CFA as the value of
  * DW_OP_call_frame_cfa.  Sets *VAL and *IS_VALUE (false: *VAL is an
  * address to read the value from; true: it is the value itself).
- * Returns 0, or -1 for an operation outside what CFI rows use. */
+ * Returns 0, or -1 for an operation outside what CFI rows use, a
+ * register the cursor does not know, or unreadable memory. */
 static int eval(struct maptap_unwinder *u, const struct dw_regs *r,
 		uint64_t cfa, const Dwarf_Op *ops, size_t n, uint64_t *val,
 		bool *is_value)
 {
-	uint64_t st[STACK_MAX], w;
+	uint64_t st[STACK_MAX];
 	size_t i, sp = 0;
 	unsigned reg;
+	bool loc;
 
 	*is_value = false;
 	for (i = 0; i < n; i++) {
@@ -60,70 +102,36 @@ static int eval(struct maptap_unwinder *u, const struct dw_regs *r,
 
 		if (sp == STACK_MAX)
 			return -1;
-		if (op >= DW_OP_lit0 && op <= DW_OP_lit31) {
-			st[sp++] = op - DW_OP_lit0;
-			continue;
-		}
-		if ((op >= DW_OP_breg0 && op <= DW_OP_breg31) ||
-		    op == DW_OP_bregx || (op >= DW_OP_reg0 &&
-		    op <= DW_OP_reg31) || op == DW_OP_regx) {
-			bool bx = op == DW_OP_bregx, rx = op == DW_OP_regx;
-			bool is_reg = rx || (op >= DW_OP_reg0 &&
-					     op <= DW_OP_reg31);
-
-			if (bx || rx)
-				reg = (unsigned)ops[i].number;
-			else
-				reg = (unsigned)op - (is_reg ? DW_OP_reg0 :
-						      DW_OP_breg0);
+		if (reg_op(&ops[i], &reg, &loc)) {
 			if (reg >= DW_NREGS || !r->known[reg])
 				return -1;
-			if (is_reg) {	/* the value is in that register */
+			if (loc) {	/* the value is in that register */
 				*val = r->v[reg];
 				*is_value = true;
 				return i + 1 == n ? 0 : -1;
 			}
-			st[sp++] = r->v[reg] + (bx ? ops[i].number2 :
+			st[sp++] = r->v[reg] + (op == DW_OP_bregx ?
+						ops[i].number2 :
 						ops[i].number);
-			continue;
-		}
-		switch (op) {
-		case DW_OP_call_frame_cfa:
+		} else if (op >= DW_OP_lit0 && op <= DW_OP_lit31) {
+			st[sp++] = op - DW_OP_lit0;
+		} else if (op == DW_OP_call_frame_cfa) {
 			st[sp++] = cfa;
-			break;
-		case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u:
-		case DW_OP_const8u: case DW_OP_const1s: case DW_OP_const2s:
-		case DW_OP_const4s: case DW_OP_const8s: case DW_OP_constu:
-		case DW_OP_consts:
+		} else if (op >= DW_OP_const1u && op <= DW_OP_consts) {
 			st[sp++] = ops[i].number;
-			break;
-		case DW_OP_plus_uconst:
-			if (!sp)
-				return -1;
+		} else if (op == DW_OP_plus_uconst && sp) {
 			st[sp - 1] += ops[i].number;
-			break;
-		case DW_OP_plus:
-		case DW_OP_minus:
-		case DW_OP_and:
-			if (sp < 2)
+		} else if (op == DW_OP_deref && sp) {
+			if (uw_access_mem(u->as, st[sp - 1], &st[sp - 1], 0,
+					  u) < 0)
 				return -1;
-			sp--;
-			st[sp - 1] = op == DW_OP_plus ? st[sp - 1] + st[sp] :
-				     op == DW_OP_minus ? st[sp - 1] - st[sp] :
-				     st[sp - 1] & st[sp];
-			break;
-		case DW_OP_deref:
-			if (!sp || uw_access_mem(u->as, st[sp - 1], &w, 0,
-						 u) < 0)
-				return -1;
-			st[sp - 1] = w;
-			break;
-		case DW_OP_stack_value:
-			if (!sp || i + 1 != n)
-				return -1;
+		} else if (op == DW_OP_stack_value && sp && i + 1 == n) {
 			*is_value = true;
-			break;
-		default:
+		} else if (sp >= 2 &&
+			   binary_op(op, st[sp - 2], st[sp - 1],
+				     &st[sp - 2])) {
+			sp--;
+		} else {
 			return -1;
 		}
 	}
