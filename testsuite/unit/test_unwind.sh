@@ -164,6 +164,11 @@ if build thread -O1 -pthread "$T/uw_thread.c"; then
 		"$(after "$D/thread.out" b | cut -d' ' -f1-4)" = \
 		"b a u_thread_fn start_thread"
 	check "thread: complete" test "$(end_of "$D/thread.out")" = complete
+	# a thread that exited before the stop does not end the run
+	run "$D/thread_x.out" "$D/thread" after-exit
+	check "thread after another's exit: b a u_thread_fn" test \
+		"$(after "$D/thread_x.out" b | cut -d' ' -f1-3)" = \
+		"b a u_thread_fn"
 else
 	fail "build thread"
 fi
