@@ -8,7 +8,8 @@
  *
  * The stack is the current handler's thread (I->tgt: pid, tid, in a
  * ptrace stop), walked by maptap_unwind() up to MAXBACKTRACE frames (-D
- * MAXBACKTRACE=N, stap's default 20).  Outside a stopped user context
+ * MAXBACKTRACE=N, stap's default 20), once per stop for all of these
+ * functions (struct tr_stack_cache).  Outside a stopped user context
  * (begin, end, timers, a thread that exited) there is no user stack:
  * the print functions print "<no user backtrace at PP>", the others
  * return "" or 0, as stap does.
