@@ -723,6 +723,11 @@ int maptap_report_module_event(struct maptap_report *r,
 
 	if (!r || !me)
 		return -EINVAL;
+	/* Data files the loader maps on the way (/etc/ld.so.cache, while
+	 * dlopen searches) are no libraries: only ELF objects count. */
+	if (!me->module || me->module->type == MAPTAP_MODULE_FILE ||
+	    me->module->type == MAPTAP_MODULE_JIT)
+		return 0;
 	p = proc_get(r, me->pid);
 	if (!p)
 		return -ENOMEM;

@@ -444,6 +444,7 @@ static void test_self(void)
 	f[0].pc = (uint64_t)(uintptr_t)dl + 1;
 	memset(&mi, 0, sizeof(mi));
 	mi.path = "/lib/libfake.so";
+	mi.type = MAPTAP_MODULE_DYN;
 	memset(&me, 0, sizeof(me));
 	me.kind = MAPTAP_MODULE_LOAD;
 	me.pid = me.tid = pid;
@@ -463,6 +464,13 @@ static void test_self(void)
 	       strcmp(p->dl[0].frames[0].symbol, "self_caller") == 0,
 	       "its stack starts at dlopen's caller");
 	tap_int_eq((long long)p->loads_at_start, 1, "loaded at start");
+	mi.type = MAPTAP_MODULE_FILE;
+	mi.path = "/etc/ld.so.cache";
+	me.time_ns = 44;
+	maptap_report_module_event(r, &me, f, 3);
+	tap_ok(p->ndl == 1 && p->loads_at_start == 1,
+	       "a data file mapped during dlopen is no dlopen");
+	mi.type = MAPTAP_MODULE_DYN;
 	me.kind = MAPTAP_MODULE_UNLOAD;
 	maptap_report_module_event(r, &me, f, 3);
 	tap_int_eq((long long)p->ndl, 1,
