@@ -839,6 +839,21 @@ void tr_target_finish(struct interp *I, bool timeout)
 	output(I, true);
 }
 
+/* -v: what the stack walks cost (the report's and the script's). */
+static void print_unwind_stats(struct run *r)
+{
+	struct maptap_unwind_stats u;
+
+	if (!r->pub.unw)
+		return;
+	maptap_unwinder_get_stats(r->pub.unw, &u);
+	fprintf(r->I->s->err,
+		"maptap: %llu backtraces, %llu frames (%llu by frame pointer), "
+		"%llu stack page reads\n", (unsigned long long)u.backtraces,
+		(unsigned long long)u.frames, (unsigned long long)u.fp_frames,
+		(unsigned long long)u.page_reads);
+}
+
 static void print_stats(struct run *r)
 {
 	struct maptap_session_stats st;
@@ -851,6 +866,7 @@ static void print_stats(struct run *r)
 		(unsigned long long)st.syscall_stops, (unsigned long long)st.map_calls,
 		(unsigned long long)st.refreshes, (unsigned long long)st.full_reads,
 		(unsigned long long)st.events, (unsigned long long)st.verify_diffs);
+	print_unwind_stats(r);
 }
 
 static int exit_code_of(int status)

@@ -251,6 +251,27 @@ def check_dlopen():
          "(%d)" % (name, reps[0]["loads_at_start"]))
     t.eq([m for m in reps[0]["modules"] if m["path"] == plugin], [],
          "%s: nothing of libplugin.so is live after dlclose" % name)
+    check_one_walk_per_stop(prog, plugin)
+
+
+def check_one_walk_per_stop(prog, plugin):
+    """A stop with a module load and its map event is walked once: the
+    backtraces -v counts are the stops with an event that takes a stack
+    (a mapping call's map, replace or grow; a module event of a call)."""
+    name = "one walk per stop"
+    r = t.maptap(["-v", "--report", "--log", "-c",
+                  "%s %s" % (prog, plugin)], verify=False)
+    t.eq(r.status, 0, "%s: exits 0" % name)
+    wanting = [(e["tid"], e["time_ns"]) for e in r.events
+               if (e["event"] in ("map", "replace", "grow") and
+                   e["syscall"] and not e["snapshot"]) or
+               (e["event"] in ("module_load", "module_unload") and
+                e["syscall"])]
+    m = re.search(r"maptap: (\d+) backtraces", r.stderr)
+    t.ok(len(set(wanting)) < len(wanting),
+         "%s: some stops have several events that take a stack" % name)
+    t.eq(int(m.group(1)) if m else None, len(set(wanting)),
+         "%s: one backtrace per such stop" % name)
 
 
 # ---- fork ----
