@@ -166,7 +166,8 @@ void rp_frames_free(struct rp_frame *f, unsigned n)
 		free(f[i].module);
 		free(f[i].file);
 	}
-	memset(f, 0, n * sizeof(*f));
+	if (n)
+		memset(f, 0, n * sizeof(*f));
 }
 
 int rp_frames_symbolize(struct maptap_modules *m, pid_t pid,
@@ -176,7 +177,8 @@ int rp_frames_symbolize(struct maptap_modules *m, pid_t pid,
 	unsigned i;
 	int err = 0;
 
-	memset(out, 0, n * sizeof(*out));
+	if (n)
+		memset(out, 0, n * sizeof(*out));
 	for (i = 0; i < n && !err; i++) {
 		struct maptap_sym_info si;
 
