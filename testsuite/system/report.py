@@ -145,6 +145,22 @@ def check_chain_json(prog, data):
     return want
 
 
+def check_depth(prog, data, want):
+    """-D MAXBACKTRACE bounds the walk: two frames are libc's mmap and
+    b, so b's site is b alone, with the same bytes."""
+    name = "-D MAXBACKTRACE=2"
+    r = t.maptap(["--report", "-D", "MAXBACKTRACE=2", "-c",
+                  "%s %s" % (prog, data)], verify=False)
+    t.eq(r.status, 0, "%s: exits 0" % name)
+    reps = reports_of(r, name)
+    if not t.eq(len(reps), 1, "%s: one report line" % name):
+        return
+    b = one_site(reps[0], "b", name)
+    if b:
+        t.eq((syms(b), b["bytes"]), (["b"], want["b"]),
+             "%s: b's site is b alone, with its 3 MiB" % name)
+
+
 def check_chain_text(prog, data, want):
     """The text report names the same sites with the same exact bytes,
     largest first."""
@@ -487,6 +503,7 @@ def main():
     want = check_chain_json(prog, data)
     if want:
         check_chain_text(prog, data, want)
+        check_depth(prog, data, want)
     check_script_and_log(prog, data)
     check_dlopen()
     check_fork()
