@@ -8,6 +8,16 @@ open/read into a static buffer so that looking maps nothing.  The JSON
 report (docs/json-schema.md, "report") must give exactly those numbers
 to the call sites that made the ranges: the frames below libc's mmap and
 malloc, below libstdc++'s operator new, below dlopen and dlclose.
+
+The peak is compared exactly.  The report's peak is the largest total
+after any one event, and the model is refreshed at the stop of every
+mapping call, so between r_chain's 64 MiB mmap and its reading of
+/proc/self/maps the two agree, with one exception: memory the kernel
+maps without a system call (stack growth) reaches the model only at the
+next resync.  r_chain keeps its buffers static and its stack inside the
+128 KiB or more that execve gives it, so nothing grows unseen and the
+peak is exact; a program whose stack grew would see the report's peak
+low by at most that growth.
 """
 import os
 import re
