@@ -517,6 +517,65 @@ static void test_text(void)
 	maptap_modules_free(m);
 }
 
+/* Classes from the module layer's description (EV->where). */
+static void test_classes(void)
+{
+	struct maptap_module_desc w;
+	struct maptap_modules *m;
+	struct maptap_report *r;
+	struct maptap_event ev;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	maptap_modules_new(NULL, &m);
+	maptap_report_new(m, NULL, &r);
+	memset(&w, 0, sizeof(w));
+	w.has_module = w.has_segment = true;
+	w.module.path = "/lib/libx.so";
+	w.module.type = MAPTAP_MODULE_DYN;
+	w.segment.kind = MAPTAP_SEG_TEXT;
+	ev = ev_of(MAPTAP_EV_MAP, 7, 0x10 * K, 0x13 * K, "/lib/libx.so");
+	ev.vma.inode = 12;
+	ev.where = &w;
+	feed(r, ev, st_a, 1);
+	/* its bss, anonymous */
+	w.segment.kind = MAPTAP_SEG_BSS;
+	ev = ev_of(MAPTAP_EV_MAP, 7, 0x13 * K, 0x14 * K, NULL);
+	ev.where = &w;
+	feed(r, ev, st_a, 1);
+	/* the program's anonymous copy of its text, over the first page */
+	w.segment.kind = MAPTAP_SEG_TEXT;
+	w.anon = true;
+	ev = ev_of(MAPTAP_EV_REPLACE, 7, 0x10 * K, 0x11 * K, NULL);
+	ev.where = &w;
+	feed(r, ev, st_b, 1);
+	/* a file the module layer did not describe */
+	ev = ev_of(MAPTAP_EV_MAP, 7, 0x20 * K, 0x22 * K, "/data/blob");
+	ev.vma.inode = 13;
+	feed(r, ev, st_c, 1);
+	tap_int_eq(class_live(r, 7, "/lib/libx.so"), 4 * K,
+		   "module classes: text, bss, anon copy");
+	tap_int_eq(class_live(r, 7, "/data/blob"), 2 * K,
+		   "an undescribed file is its own module");
+	fp = open_memstream(&text, &len);
+	maptap_report_print_json(r, fp);
+	fclose(fp);
+	tap_ok(strstr(text, "{\"path\":\"/lib/libx.so\",\"kind\":\"text\","
+			    "\"bytes\":8192}") != NULL, "JSON: text");
+	tap_ok(strstr(text, "{\"path\":\"/lib/libx.so\",\"kind\":\"text\","
+			    "\"anon\":true,\"bytes\":4096}") != NULL,
+	       "JSON: the anon copy, marked");
+	tap_ok(strstr(text, "{\"path\":\"/lib/libx.so\",\"kind\":\"bss\","
+			    "\"bytes\":4096}") != NULL, "JSON: bss");
+	tap_ok(strstr(text, "{\"path\":\"/data/blob\",\"kind\":\"-\","
+			    "\"bytes\":8192}") != NULL, "JSON: a plain file");
+	tap_ok(strstr(text, "\"anon\":[]") != NULL, "no anonymous names");
+	free(text);
+	maptap_report_free(r);
+	maptap_modules_free(m);
+}
+
 static int print_json(void)
 {
 	struct maptap_modules *m;
@@ -548,5 +607,6 @@ int main(int argc, char **argv)
 	test_skip_rule();
 	test_self();
 	test_text();
+	test_classes();
 	return tap_done();
 }
