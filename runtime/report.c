@@ -635,6 +635,21 @@ static int on_process(struct maptap_report *r, const struct maptap_event *ev)
 	}
 }
 
+/* A process event that failed leaves its process incomplete. */
+static int process_event(struct maptap_report *r,
+			 const struct maptap_event *ev)
+{
+	int err = on_process(r, ev);
+	struct rp_proc *p;
+
+	if (!err)
+		return 0;
+	p = proc_find(r, ev->kind == MAPTAP_EV_FORK ? ev->child : ev->pid);
+	if (p)
+		p->incomplete = true;
+	return err;
+}
+
 int maptap_report_event(struct maptap_report *r,
 			const struct maptap_event *ev,
 			const struct maptap_frame *frames, unsigned nframes)
@@ -646,10 +661,8 @@ int maptap_report_event(struct maptap_report *r,
 		return -EINVAL;
 	if (!r->first_ns)
 		r->first_ns = ev->time_ns ? ev->time_ns : 1;
-	if (!maptap_event_is_range(ev->kind)) {
-		err = on_process(r, ev);
-		goto out;
-	}
+	if (!maptap_event_is_range(ev->kind))
+		return process_event(r, ev);
 	p = proc_get(r, ev->pid);
 	if (!p)
 		return -ENOMEM;
@@ -659,11 +672,6 @@ int maptap_report_event(struct maptap_report *r,
 	if (err)
 		p->incomplete = true;
 	note_peak(p, ev->time_ns);
-	return err;
-out:
-	if (err && (p = proc_find(r, ev->kind == MAPTAP_EV_FORK ?
-					      ev->child : ev->pid)))
-		p->incomplete = true;
 	return err;
 }
 

@@ -24,6 +24,7 @@ void rp_map_init(struct rp_map *m, uint64_t seed)
 	m->rng = seed ? seed : 0x9e3779b97f4a7c15ull;
 	m->free = NULL;
 	m->nfree = 0;
+	m->flat_nodes = 0;
 }
 
 static void destroy(struct rp_node *t)
@@ -308,8 +309,8 @@ static size_t count(const struct rp_node *t)
 	return n;
 }
 
-/* Snapshots only (attach, exec, fork): not on the per-call path, so a
- * flat copy of the range is fine here. */
+/* Snapshots (attach, exec, fork) come one VMA per event, so the range
+ * holds a node or two: a flat copy of it is fine. */
 int rp_map_fill(struct rp_map *m, uint64_t s, uint64_t e, uint32_t site,
 		uint32_t cls, uint64_t *added)
 {
@@ -322,15 +323,17 @@ int rp_map_fill(struct rp_map *m, uint64_t s, uint64_t e, uint32_t site,
 		return 0;
 	if (reserve(m, 2) != 0)
 		return -ENOMEM;
-	cut(m, s);
-	cut(m, e);
-	k = count(m->root);	/* an upper bound of the range's nodes */
+	carve(m, s, e, &l, &mid, &r);
+	/* The cuts changed nothing but node bounds: on failure, join back
+	 * and the map means what it meant. */
+	k = count(mid);
+	m->flat_nodes += k;
 	v = malloc((k + 1) * sizeof(*v));
 	if (!v || reserve(m, k + 1) != 0) {
 		free(v);
+		m->root = join(join(l, mid), r);
 		return -ENOMEM;
 	}
-	carve(m, s, e, &l, &mid, &r);
 	flatten(mid, v, &n);
 	for (i = 0; i <= n; i++) {
 		uint64_t next = i < n ? v[i]->start : e;

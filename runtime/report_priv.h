@@ -40,6 +40,8 @@ struct rp_map {
 	uint64_t rng;		/* xorshift64 state, never 0 */
 	struct rp_node *free;
 	size_t nfree;
+	uint64_t flat_nodes;	/* nodes rp_map_fill() copied out, for the
+				 * test that it stays within its range */
 };
 
 /* Receives each piece an operation takes out of the map: SITE lost

@@ -193,6 +193,45 @@ static double one_run(const struct run *run, uint64_t seed)
 	return (double)(t1 - t0) / (double)(run->rounds * 2);
 }
 
+/* A process of LIVE ranges seen at attach (snapshot MAPs), then forked:
+ * the child's copy and its snapshot over the inherited map.  ns per
+ * snapshot event, for the parent's and for the child's. */
+static void snap_run(size_t live, double *parent_ns, double *child_ns)
+{
+	struct maptap_modules *m = NULL;
+	struct maptap_report *r = NULL;
+	struct maptap_event ev;
+	uint64_t t0, t1, t2;
+	size_t i;
+
+	maptap_modules_new(NULL, &m);
+	maptap_report_new(m, NULL, &r);
+	t0 = cpu_ns();
+	for (i = 0; i < live; i++) {
+		ev = ev_of(MAPTAP_EV_MAP, i, i + 1);
+		ev.snapshot = true;
+		ev.syscall_nr = -1;
+		maptap_report_event(r, &ev, NULL, 0);
+	}
+	t1 = cpu_ns();
+	ev = ev_of(MAPTAP_EV_FORK, 0, live + 1);
+	ev.kind = MAPTAP_EV_FORK;
+	ev.child = 4343;
+	maptap_report_event(r, &ev, NULL, 0);
+	for (i = 0; i < live; i++) {
+		ev = ev_of(MAPTAP_EV_MAP, i, live + 2 + i);
+		ev.pid = ev.tid = 4343;
+		ev.snapshot = true;
+		ev.syscall_nr = -1;
+		maptap_report_event(r, &ev, NULL, 0);
+	}
+	t2 = cpu_ns();
+	*parent_ns = (double)(t1 - t0) / (double)live;
+	*child_ns = (double)(t2 - t1) / (double)live;
+	maptap_report_free(r);
+	maptap_modules_free(m);
+}
+
 static double best_of_3(const struct run *run)
 {
 	double best = 0;
@@ -230,6 +269,21 @@ int main(int argc, char **argv)
 		flat = best_of_3(&run);
 		printf("%10zu %14.0f %14.0f %10.1f\n", lives[i], rep, flat,
 		       flat / rep);
+	}
+	printf("\nsnapshots: attach of N ranges, then fork (copy + the "
+	       "child's snapshot), ns per snapshot event (best of 3)\n");
+	printf("%10s %14s %14s\n", "ranges", "attach ns/ev", "fork ns/ev");
+	for (i = 0; i < sizeof(lives) / sizeof(lives[0]); i++) {
+		double best_p = 0, best_c = 0, p, c;
+
+		for (k = 0; k < 3; k++) {
+			snap_run(lives[i], &p, &c);
+			if (k == 0 || p < best_p)
+				best_p = p;
+			if (k == 0 || c < best_c)
+				best_c = c;
+		}
+		printf("%10zu %14.0f %14.0f\n", lives[i], best_p, best_c);
 	}
 	return 0;
 }

@@ -354,6 +354,30 @@ static void test_fixture(void)
 	maptap_modules_free(m);
 }
 
+static void test_wants_stack(void)
+{
+	struct maptap_event ev = ev_of(MAPTAP_EV_MAP, 1, 0, K, NULL);
+
+	tap_ok(maptap_report_wants_stack(&ev), "wants a stack: mmap");
+	ev.snapshot = true;
+	tap_ok(!maptap_report_wants_stack(&ev), "not for a snapshot");
+	ev = ev_of(MAPTAP_EV_UNMAP, 1, 0, K, NULL);
+	tap_ok(!maptap_report_wants_stack(&ev), "not for an unmap");
+	ev = ev_of(MAPTAP_EV_PROTECT, 1, 0, K, NULL);
+	tap_ok(!maptap_report_wants_stack(&ev), "not for a protect");
+	ev = ev_of(MAPTAP_EV_MOVE, 1, 4 * K, 6 * K, NULL);
+	ev.old.start = 0;
+	ev.old.end = 2 * K;
+	tap_ok(!maptap_report_wants_stack(&ev), "not for a plain move");
+	ev.vma.end = 7 * K;
+	tap_ok(maptap_report_wants_stack(&ev), "for a move that grows");
+	ev = ev_of(MAPTAP_EV_REPLACE, 1, 0, K, NULL);
+	tap_ok(maptap_report_wants_stack(&ev), "for a replace");
+	ev = ev_of(MAPTAP_EV_GROW, 1, 0, K, NULL);
+	tap_ok(maptap_report_wants_stack(&ev), "for a grow by a call");
+	tap_ok(!maptap_report_wants_stack(NULL), "not for NULL");
+}
+
 /* Frames without a module: the first SITE_FRAMES pcs name the site. */
 static void test_skip_rule(void)
 {
@@ -489,6 +513,7 @@ static void test_text(void)
 	char *text = NULL;
 	size_t len = 0;
 	bool good = true;
+	struct maptap_event ev;
 	FILE *fp;
 
 	maptap_modules_new(NULL, &m);
@@ -498,6 +523,15 @@ static void test_text(void)
 	range(r, MAPTAP_EV_MAP, 1, 0x20 * K, 0x23 * K, NULL, st_b, 1);
 	range(r, MAPTAP_EV_MAP, 1, 0x30 * K, 0x32 * K, NULL, st_c, 1);
 	range(r, MAPTAP_EV_MAP, 1, 0x40 * K, 0x41 * K, NULL, st_d, 1);
+	range(r, MAPTAP_EV_MAP, 2, 0x10 * K, 0x11 * K, NULL, st_a, 1);
+	range(r, MAPTAP_EV_MAP, 3, 0x10 * K, 0x11 * K, NULL, st_a, 1);
+	ev = ev_of(MAPTAP_EV_EXIT, 2, 0, 0, NULL);
+	ev.group_exit = true;
+	ev.status = 9;
+	feed(r, ev, NULL, 0);
+	ev.pid = ev.tid = 3;
+	ev.status = 3 << 8;
+	feed(r, ev, NULL, 0);
 	fp = open_memstream(&text, &len);
 	tap_int_eq(maptap_report_print_text(r, fp), 0, "print text");
 	fclose(fp);
@@ -510,6 +544,10 @@ static void test_text(void)
 	good &= tap_ok(strstr(text, "40960   40.0 KiB  [anon]") != NULL,
 		       "anon table");
 	good &= tap_ok(strstr(text, "): detached") != NULL, "state: detached");
+	good &= tap_ok(strstr(text, "): killed by SIGKILL") != NULL,
+		       "state: killed by a signal");
+	good &= tap_ok(strstr(text, "): exited with status 3") != NULL,
+		       "state: exited");
 	if (!good)
 		tap_diag("%s", text);
 	free(text);
@@ -604,6 +642,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "--json") == 0)
 		return print_json();
 	test_fixture();
+	test_wants_stack();
 	test_skip_rule();
 	test_self();
 	test_text();

@@ -236,6 +236,30 @@ static void test_merge(void)
 	rp_map_free(&m);
 }
 
+/* Snapshots come one VMA per event; filling one must not walk the whole
+ * map (it once counted every node for each event: quadratic at attach
+ * to a process with 10^5 VMAs). */
+static void test_fill_local(void)
+{
+	struct rp_map m;
+	uint64_t added, total = 0;
+	unsigned i;
+
+	rp_map_init(&m, 9);
+	for (i = 0; i < 10000; i++) {
+		rp_map_fill(&m, 2 * i * PG, (2 * i + 1) * PG, 0, i & 1, &added);
+		total += added;
+	}
+	for (i = 0; i < 10000; i++)
+		rp_map_fill(&m, 2 * i * PG, (2 * i + 1) * PG, 1, 2, &added);
+	tap_int_eq((long long)total, 10000 * (long long)PG,
+		   "10000 snapshot fills map their pages");
+	tap_ok(m.flat_nodes <= 10000, "a fill copies out only its range's "
+	       "nodes (%llu for 20000 fills)",
+	       (unsigned long long)m.flat_nodes);
+	rp_map_free(&m);
+}
+
 int main(void)
 {
 	static const uint64_t seeds[] = { 1, 2, 3, 0xdeadbeef, 42, 1234567 };
@@ -244,5 +268,6 @@ int main(void)
 	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++)
 		run(seeds[i], 4000);
 	test_merge();
+	test_fill_local();
 	return tap_done();
 }
