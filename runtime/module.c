@@ -12,8 +12,6 @@
 
 #include "module_priv.h"
 
-#include <maptap/maps.h>
-
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -855,26 +853,6 @@ int maptap_modules_sync(struct maptap_modules *m, pid_t pid,
 	ev.vma.start = ev.vma.end = 0;
 	if (!rc)
 		rc = space_sweep(m, sp, false, &ev, fn, arg);
-	return rc;
-}
-
-int maptap_modules_sync_pid(struct maptap_modules *m, pid_t pid,
-			    enum maptap_maps_source source)
-{
-	struct maptap_maps_reader *r;
-	struct maptap_vma_buf buf = { 0 };
-	int rc;
-
-	if (!m || pid <= 0)
-		return -EINVAL;
-	rc = maptap_maps_open(pid, source, &r);
-	if (rc)
-		return rc;
-	rc = maptap_maps_read_all(r, &buf);
-	if (!rc)
-		rc = maptap_modules_sync(m, pid, buf.v, buf.n, NULL, NULL);
-	maptap_vma_buf_free(&buf);
-	maptap_maps_close(r);
 	return rc;
 }
 
