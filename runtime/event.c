@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "report_priv.h"
+
 static const char *const kind_names[MAPTAP_EV_KIND_COUNT] = {
 	[MAPTAP_EV_MAP] = "map",
 	[MAPTAP_EV_UNMAP] = "unmap",
@@ -230,6 +232,12 @@ static void json_str(FILE *fp, const char *bytes, size_t len)
 		p += n + 1;
 	}
 	fputc('"', fp);
+}
+
+/* The same writer for the report (runtime/report_priv.h). */
+void mt_json_str(FILE *fp, const char *bytes, size_t len)
+{
+	json_str(fp, bytes, len);
 }
 
 static void json_cstr(FILE *fp, const char *s)

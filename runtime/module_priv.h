@@ -197,6 +197,15 @@ struct mt_symtab *mt_symtab_get(struct maptap_modules *m, struct mt_file *f);
 
 void mt_symtab_free(struct mt_symtab *t);
 
+struct Dwarf_CFI_s;
+
+/* The .debug_frame CFI of T's file, from the file itself or from its
+ * separate debuginfo (libdwfl's search, see callbacks_get()), owned by
+ * T; NULL when there is none.  *BIAS: subtract it from an ELF vaddr of
+ * the file to get a CFI address. */
+struct Dwarf_CFI_s *mt_symtab_debug_cfi(struct mt_symtab *t,
+					uint64_t *bias);
+
 /* Free the tracker's libdwfl callbacks (after every symtab is freed). */
 void mt_symtab_callbacks_free(struct maptap_modules *m);
 

@@ -340,3 +340,12 @@ int mt_symtab_srcline(struct mt_symtab *t, uint64_t vaddr,
 						     &attr)) : NULL;
 	return 0;
 }
+
+struct Dwarf_CFI_s *mt_symtab_debug_cfi(struct mt_symtab *t, uint64_t *bias)
+{
+	Dwarf_Addr b = 0;
+	Dwarf_CFI *cfi = dwfl_module_dwarf_cfi(t->mod, &b);
+
+	*bias = cfi ? b : 0;
+	return cfi;
+}

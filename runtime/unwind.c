@@ -125,7 +125,7 @@ static int fp_step(struct maptap_unwinder *u, unw_cursor_t *c,
 	if (uw_access_mem(u->as, rbp, &saved_rbp, 0, u) < 0 ||
 	    uw_access_mem(u->as, rbp + 8, &ret, 0, u) < 0 || ret == 0)
 		return -1;
-	u->fp_regs = *u->cur;
+	uw_regs_of_cursor(u, c, &u->fp_regs);
 	u->fp_regs.rip = ret;
 	u->fp_regs.rsp = rbp + 16;
 	u->fp_regs.rbp = saved_rbp;
@@ -158,15 +158,41 @@ static bool outermost(struct maptap_unwinder *u, unw_cursor_t *c,
 	return f->pc > entry && f->pc - entry <= ENTRY_SLACK;
 }
 
-/* Step C from frame F to its caller.  Returns 1 with *HOW when there is
+/* Step C from frame F by the CFI libdw reads: .eh_frame, else
+ * .debug_frame.  Returns 1 with *HOW, 0 when the CFI marks F as the
+ * outermost frame, -1 (C unchanged) when neither has a usable row. */
+static int dw_step(struct maptap_unwinder *u, unw_cursor_t *c,
+		   const struct maptap_frame *f, enum maptap_frame_how *how)
+{
+	unw_cursor_t before = *c;	/* shallow copies are allowed */
+	int r = uw_eh_frame_step(u, c, f);
+
+	*how = MAPTAP_FRAME_CFI;
+	if (r >= 0)
+		return r;
+	*c = before;
+	r = uw_debug_frame_step(u, c, f);
+	*how = MAPTAP_FRAME_DEBUG_FRAME;
+	if (r < 0)
+		*c = before;
+	return r;
+}
+
+/* Step C from frame F to its caller: by libdw's CFI, else libunwind's
+ * step, else the frame pointer.  Returns 1 with *HOW when there is
  * one, 0 with *END when the walk ends. */
 static int step(struct maptap_unwinder *u, unw_cursor_t *c,
 		const struct maptap_frame *f, enum maptap_frame_how *how,
 		enum maptap_unwind_end *end)
 {
-	unw_cursor_t before = *c;	/* shallow copies are allowed */
-	int r;
+	unw_cursor_t before = *c;
+	int r = dw_step(u, c, f, how);
 
+	if (r >= 0) {
+		if (r == 0)
+			*end = MAPTAP_UNWIND_COMPLETE;
+		return r;
+	}
 	u->missed = false;
 	r = unw_step(c);
 	if (!u->missed) {
@@ -203,7 +229,8 @@ static bool pc_plausible(struct maptap_unwinder *u, uint64_t pc,
 
 	if (in)
 		return seg && (seg->flags & PF_X);
-	return how == MAPTAP_FRAME_CFI && prev_how != MAPTAP_FRAME_FP;
+	return (how == MAPTAP_FRAME_CFI || how == MAPTAP_FRAME_DEBUG_FRAME) &&
+	       prev_how != MAPTAP_FRAME_FP;
 }
 
 /* Is the frame just stepped to believable after PREV?  A caller's frame
@@ -236,7 +263,8 @@ static unsigned walk(struct maptap_unwinder *u, unw_cursor_t *c,
 			/* a zero return address where CFI says it is: the
 			 * bottom of a stack that a runtime (a new thread's
 			 * clone child) set up */
-			*end = pc == 0 && how == MAPTAP_FRAME_CFI ?
+			*end = pc == 0 && (how == MAPTAP_FRAME_CFI ||
+					   how == MAPTAP_FRAME_DEBUG_FRAME) ?
 			       MAPTAP_UNWIND_COMPLETE : MAPTAP_UNWIND_BADFRAME;
 			break;
 		}
@@ -252,6 +280,8 @@ static unsigned walk(struct maptap_unwinder *u, unw_cursor_t *c,
 		activation = frames[n].signal;
 		if (how == MAPTAP_FRAME_FP)
 			u->stats.fp_frames++;
+		else if (how == MAPTAP_FRAME_DEBUG_FRAME)
+			u->stats.debug_frames++;
 		n++;
 		if (!step(u, c, &frames[n - 1], &how, end))
 			break;

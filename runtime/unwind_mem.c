@@ -6,7 +6,8 @@
  * _UPT_access_mem), is one system call per word; a backtrace asks for
  * hundreds of words from a handful of pages (the stack, .eh_frame_hdr,
  * .eh_frame).  So each page is read once per stop and served from the
- * cache after that; an unreadable page is remembered as such too.
+ * cache after that; an unreadable page is remembered as such too.  A
+ * stack page is read together with the page above it.
  *
  * A page of a read-only segment of a module (.eh_frame_hdr, .eh_frame,
  * code) holds the bytes of the file the module layer already has open
@@ -42,36 +43,83 @@ int uw_stop_begin(struct maptap_unwinder *u, pid_t pid, pid_t tid)
 }
 
 /* Copy the page at BASE from the file of the module mapping it, when
- * that page is all inside a read-only PT_LOAD's file image.  True when
- * done. */
+ * that page is one of a read-only PT_LOAD's file pages.  The loader maps
+ * whole pages of the file, so the last page of a segment holds the file
+ * bytes that follow it too, and zeros past the end of the file (mmap(2));
+ * small programs have all of .eh_frame_hdr and .eh_frame in such a
+ * page.  True when done. */
 static bool page_from_file(struct maptap_unwinder *u, uint64_t base,
 			   uint8_t *data)
 {
-	const struct mt_seg *seg;
+	const struct mt_seg *seg, *end;
 	struct mt_inst *in = mt_inst_at(u->m, u->pid, base, 0, &seg);
 	uint64_t lo, hi, off;
 	const char *img;
-	size_t size;
+	size_t size, n;
 
 	if (!in || !seg || (seg->flags & PF_W) || !in->file->elf)
 		return false;
 	/* the segment's pages: [floor(vaddr), vaddr + filesz) + bias */
 	lo = ((seg->vaddr & ~(UW_PAGE - 1)) + in->bias);
 	hi = seg->vaddr + seg->filesz + in->bias;
-	if (base < lo || base + UW_PAGE > hi)
+	if (base < lo || base >= hi)
+		return false;
+	/* a writable segment sharing the page: the loader mapped its own
+	 * (relocated) copy over it */
+	end = mt_elf_seg_at(&in->file->info, base + UW_PAGE - 1 - in->bias);
+	if (end && end != seg && (end->flags & PF_W))
 		return false;
 	off = base - lo + (seg->offset & ~(UW_PAGE - 1));
 	img = elf_rawfile(in->file->elf, &size);
-	if (!img || off > size || size - off < UW_PAGE)
+	if (!img || off >= size)
 		return false;
-	memcpy(data, img + off, UW_PAGE);
+	n = size - off < UW_PAGE ? size - off : UW_PAGE;
+	memcpy(data, img + off, n);
+	memset(data + n, 0, UW_PAGE - n);
 	return true;
+}
+
+static struct uw_page *slot_of(struct maptap_unwinder *u, uint64_t base)
+{
+	return &u->pages[(base / UW_PAGE) % UW_SLOTS];
+}
+
+/* Read the page at P->base from the target, and the page above it into
+ * its own slot in the same system call: a walk goes up the stack, and
+ * the frames of one backtrace span two pages more often than one.  A
+ * page above that cannot be read is left unread (the read stops at the
+ * first unmapped byte, process_vm_readv(2)), not marked unreadable. */
+static void page_read(struct maptap_unwinder *u, struct uw_page *p)
+{
+	struct uw_page *next = slot_of(u, p->base + UW_PAGE);
+	struct iovec local[2], remote;
+	bool ahead = p->base + UW_PAGE > p->base && next != p &&
+		     !(next->gen == u->gen && next->base == p->base + UW_PAGE);
+	ssize_t n;
+
+	local[0].iov_base = p->data;
+	local[0].iov_len = UW_PAGE;
+	local[1].iov_base = next->data;
+	local[1].iov_len = UW_PAGE;
+	remote.iov_base = (void *)(uintptr_t)p->base;
+	remote.iov_len = ahead ? 2 * UW_PAGE : UW_PAGE;
+	u->stats.page_reads++;
+	if (ahead)	/* its old contents are about to be overwritten */
+		next->gen = 0;
+	n = process_vm_readv(u->pid, local, ahead ? 2 : 1, &remote, 1, 0);
+	p->ok = n >= (ssize_t)UW_PAGE;
+	if (!p->ok)
+		u->stats.read_fails++;
+	if (ahead && n == (ssize_t)(2 * UW_PAGE)) {
+		next->gen = u->gen;
+		next->base = p->base + UW_PAGE;
+		next->ok = true;
+	}
 }
 
 static struct uw_page *page_get(struct maptap_unwinder *u, uint64_t base)
 {
-	struct uw_page *p = &u->pages[(base / UW_PAGE) % UW_SLOTS];
-	struct iovec local, remote;
+	struct uw_page *p = slot_of(u, base);
 
 	if (p->gen == u->gen && p->base == base)
 		return p;
@@ -82,15 +130,7 @@ static struct uw_page *page_get(struct maptap_unwinder *u, uint64_t base)
 		p->ok = true;
 		return p;
 	}
-	local.iov_base = p->data;
-	local.iov_len = UW_PAGE;
-	remote.iov_base = (void *)(uintptr_t)base;
-	remote.iov_len = UW_PAGE;
-	u->stats.page_reads++;
-	p->ok = process_vm_readv(u->pid, &local, 1, &remote, 1, 0) ==
-		(ssize_t)UW_PAGE;
-	if (!p->ok)
-		u->stats.read_fails++;
+	page_read(u, p);
 	return p;
 }
 
@@ -170,6 +210,28 @@ int uw_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
 	memcpy(&v, (const char *)u->cur + reg_offsets[reg], sizeof(v));
 	*val = v;
 	return 0;
+}
+
+void uw_regs_set(struct user_regs_struct *r, int reg, uint64_t v)
+{
+	unsigned long long w = v;
+
+	if (reg < 0 ||
+	    (size_t)reg >= sizeof(reg_offsets) / sizeof(reg_offsets[0]))
+		return;
+	memcpy((char *)r + reg_offsets[reg], &w, sizeof(w));
+}
+
+void uw_regs_of_cursor(struct maptap_unwinder *u, unw_cursor_t *c,
+		       struct user_regs_struct *out)
+{
+	unw_word_t w;
+	int i;
+
+	*out = *u->cur;
+	for (i = 0; i <= UNW_X86_64_RIP; i++)
+		if (unw_get_reg(c, i, &w) == 0)
+			uw_regs_set(out, i, w);
 }
 
 int uw_access_fpreg(unw_addr_space_t as, unw_regnum_t reg,

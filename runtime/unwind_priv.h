@@ -45,6 +45,16 @@ struct uw_table {
 	uint64_t hdr_vaddr;	/* start of .eh_frame_hdr */
 	uint64_t table_vaddr;	/* its binary search table */
 	uint64_t fde_count;	/* entries (8 bytes each) */
+	/* .debug_frame of the file or of its separate debuginfo, from the
+	 * symbol index's Dwfl (borrowed), looked for on the first pc that
+	 * .eh_frame does not cover (unwind_dwarf.c) */
+	bool dcfi_tried;
+	struct Dwarf_CFI_s *dcfi;
+	uint64_t dcfi_bias;
+	/* .eh_frame as libdw reads it from the file's image (owned; the
+	 * module layer's files live as long as its tracker) */
+	bool ecfi_tried;
+	struct Dwarf_CFI_s *ecfi;
 };
 
 struct maptap_unwinder {
@@ -81,6 +91,16 @@ int uw_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
 int uw_access_fpreg(unw_addr_space_t as, unw_regnum_t reg,
 		    unw_fpreg_t *val, int write, void *arg);
 
+/* Set register REG (libunwind's x86_64 number, the psABI's DWARF number
+ * for 0-16) of R to V; other numbers are ignored. */
+void uw_regs_set(struct user_regs_struct *r, int reg, uint64_t v);
+
+/* The registers of cursor C's frame into OUT: what libunwind gives for
+ * it (at least %rip, %rsp and the callee-saved registers it recovered),
+ * the registers libunwind was started from for the rest. */
+void uw_regs_of_cursor(struct maptap_unwinder *u, unw_cursor_t *c,
+		       struct user_regs_struct *out);
+
 /* ---- unwind_tables.c: unwind tables through the module layer ---- */
 
 int uw_find_proc_info(unw_addr_space_t as, unw_word_t ip,
@@ -90,6 +110,32 @@ void uw_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi,
 int uw_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dil_addr,
 			      void *arg);
 
+/* The located table of file F, located now if never seen; NULL on
+ * ENOMEM. */
+struct uw_table *uw_table_of(struct maptap_unwinder *u,
+			     const struct mt_file *f);
+
 void uw_tables_free(struct maptap_unwinder *u);
+
+/* ---- unwind_dwarf.c: a step by CFI with libdw ---- */
+
+/* Step frame F (cursor C) to its caller by the .eh_frame CFI of F's
+ * module, evaluated here, and restart C there; as uw_debug_frame_step().
+ * This is the first try for every frame: libunwind's own unw_step()
+ * blocks and restores all signals around each of its locks, five times
+ * a step (see docs/unwind.md). */
+int uw_eh_frame_step(struct maptap_unwinder *u, unw_cursor_t *c,
+		     const struct maptap_frame *f);
+
+/* Free the CFI T owns. */
+void uw_table_cfi_free(struct uw_table *t);
+
+/* No .eh_frame covers frame F (cursor C): step to its caller by the
+ * .debug_frame CFI of F's module, and restart C there.  Returns 1 when
+ * stepped (U->cur then points at the caller's registers), 0 when the
+ * CFI marks F as the outermost frame (return address undefined), -1
+ * when there is no such CFI or it cannot be evaluated. */
+int uw_debug_frame_step(struct maptap_unwinder *u, unw_cursor_t *c,
+			const struct maptap_frame *f);
 
 #endif

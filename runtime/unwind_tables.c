@@ -127,11 +127,10 @@ static bool same_file(const struct uw_table *t, const struct mt_file *f)
 	       t->mtime_ns == f->mtime_ns;
 }
 
-/* The located table of F, located now if never seen; NULL on ENOMEM.
- * The array is searched from its end: the last files used are the ones a
+/* The array is searched from its end: the last files used are the ones a
  * walk comes back to. */
-static const struct uw_table *table_of(struct maptap_unwinder *u,
-				       const struct mt_file *f)
+struct uw_table *uw_table_of(struct maptap_unwinder *u,
+			     const struct mt_file *f)
 {
 	struct uw_table *t;
 	size_t i;
@@ -162,6 +161,10 @@ static const struct uw_table *table_of(struct maptap_unwinder *u,
 
 void uw_tables_free(struct maptap_unwinder *u)
 {
+	size_t i;
+
+	for (i = 0; i < u->ntables; i++)
+		uw_table_cfi_free(&u->tables[i]);
 	free(u->tables);
 	u->tables = NULL;
 	u->ntables = u->tables_cap = 0;
@@ -171,7 +174,7 @@ void uw_tables_free(struct maptap_unwinder *u)
 static bool dyn_info_of(struct maptap_unwinder *u, const struct mt_inst *in,
 			unw_dyn_info_t *di)
 {
-	const struct uw_table *t = table_of(u, in->file);
+	const struct uw_table *t = uw_table_of(u, in->file);
 
 	if (!t || !t->has)
 		return false;

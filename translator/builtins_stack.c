@@ -8,7 +8,8 @@
  *
  * The stack is the current handler's thread (I->tgt: pid, tid, in a
  * ptrace stop), walked by maptap_unwind() up to MAXBACKTRACE frames (-D
- * MAXBACKTRACE=N, stap's default 20).  Outside a stopped user context
+ * MAXBACKTRACE=N, stap's default 20), once per stop for all of these
+ * functions (struct tr_stack_cache).  Outside a stopped user context
  * (begin, end, timers, a thread that exited) there is no user stack:
  * the print functions print "<no user backtrace at PP>", the others
  * return "" or 0, as stap does.
@@ -86,9 +87,9 @@ static const struct tr_builtin table[] = {
 
 enum fmt { F_FULL, F_FILELINE, F_SIMPLE, F_BRIEF };
 
-/* Frames of one walk; FRAMES has room for MAXBACKTRACE. */
+/* Frames of one walk, borrowed from the stop's cache (see below). */
 struct walk {
-	struct maptap_frame *frames;
+	const struct maptap_frame *frames;
 	int n;			/* < 0: no user context */
 	enum maptap_unwind_end end;
 };
@@ -105,25 +106,7 @@ static unsigned max_frames(const struct interp *I)
 	return v > 0 && v < 100000 ? (unsigned)v : MAPTAP_MAXBACKTRACE;
 }
 
-/* Walk the current thread's stack into W (frames malloc'd, free them). */
-static void walk(struct interp *I, struct walk *w)
-{
-	struct tr_target *t = I->tgt;
-	unsigned max = max_frames(I);
-
-	w->n = -1;
-	w->frames = NULL;
-	w->end = MAPTAP_UNWIND_COMPLETE;
-	if (!user_context(I))
-		return;
-	if (!t->unw && maptap_unwinder_new(t->mods, &t->unw) != 0)
-		return;
-	w->frames = calloc(max, sizeof(*w->frames));
-	if (!w->frames)
-		return;
-	w->n = maptap_unwind(t->unw, t->pid, t->tid ? t->tid : t->pid,
-			     w->frames, max, &w->end);
-}
+static void walk(struct interp *I, struct walk *w);
 
 static const char *base_name(const char *path)
 {
@@ -253,7 +236,6 @@ static void print_walk(struct interp *I, enum fmt fmt)
 				" <unwinding stopped: %s>\n",
 				maptap_unwind_end_name(w.end));
 	}
-	free(w.frames);
 }
 
 static void print_syms(struct interp *I, struct node *n)
@@ -273,11 +255,16 @@ static void print_syms(struct interp *I, struct node *n)
 	free(f);
 }
 
-/* The symbolized walk of one stop, for the maptap_uframe* functions: a
- * mapping call gives several events (and module events) at one stop, and
- * the log asks for every field of every frame, so the thread is unwound
- * and looked up once per stop.  The key is the stop: the thread and the
- * time the tracker gave its events (all events of one call share it). */
+/* One walk per stop, shared by every function of this file: a mapping
+ * call gives several events (and module events) at one stop, the log
+ * asks for every field of every frame (maptap_uframe*), and a handler
+ * may ask for ubacktrace() and print_ubacktrace() alike.  The key is the
+ * stop: the thread and the time the tracker gave its events (all events
+ * of one call share it); a handler without a time walks anew on every
+ * call.  The raw frames are kept as walked (DEPTH frames asked for); a
+ * request for more frames than a truncated walk has walks again.  The
+ * symbolized frames of the maptap_uframe* functions are made from the
+ * raw ones on first need. */
 struct ucache_frame {
 	uint64_t pc, offset;
 	char *sym, *module, *file;	/* NULL: unknown */
@@ -286,9 +273,18 @@ struct ucache_frame {
 
 struct tr_stack_cache {
 	pid_t pid, tid;
-	uint64_t time_ns;
-	int n;				/* frames; 0 without user context */
-	struct ucache_frame *f;		/* MAXBACKTRACE of them */
+	uint64_t time_ns;		/* 0: not a known stop */
+	/* the raw walk */
+	bool walked;
+	unsigned depth;			/* frames it was asked for */
+	int nraw;			/* < 0: no user context */
+	enum maptap_unwind_end end;
+	struct maptap_frame *raw;	/* cap of them */
+	/* the symbolized frames */
+	bool symbolized;
+	int n;				/* 0 without user context */
+	struct ucache_frame *f;		/* cap of them */
+	unsigned cap;
 };
 
 static void ucache_clear(struct tr_stack_cache *c)
@@ -301,6 +297,7 @@ static void ucache_clear(struct tr_stack_cache *c)
 		free(c->f[i].file);
 	}
 	c->n = 0;
+	c->symbolized = false;
 }
 
 void tr_stack_cache_free(struct tr_stack_cache *c)
@@ -309,6 +306,7 @@ void tr_stack_cache_free(struct tr_stack_cache *c)
 		return;
 	ucache_clear(c);
 	free(c->f);
+	free(c->raw);
 	free(c);
 }
 
@@ -326,25 +324,111 @@ static uint64_t stop_time(const struct interp *I)
 	return 0;
 }
 
+/* The cache, emptied unless it holds the current stop; NULL on ENOMEM. */
+static struct tr_stack_cache *stop_cache(struct interp *I)
+{
+	struct tr_target *t = I->tgt;
+	struct tr_stack_cache *c = t->stk;
+	uint64_t now = stop_time(I);
+
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		t->stk = c;
+	} else if (now && c->time_ns == now && c->pid == t->pid &&
+		   c->tid == t->tid) {
+		return c;
+	}
+	ucache_clear(c);
+	c->walked = false;
+	c->pid = t->pid;
+	c->tid = t->tid;
+	c->time_ns = now;
+	return c;
+}
+
+/* Room for MAX frames in C; 0 or -1. */
+static int cache_reserve(struct tr_stack_cache *c, unsigned max)
+{
+	struct maptap_frame *raw;
+	struct ucache_frame *f;
+
+	if (c->cap >= max)
+		return 0;
+	raw = realloc(c->raw, max * sizeof(*raw));
+	if (!raw)
+		return -1;
+	c->raw = raw;
+	f = realloc(c->f, max * sizeof(*f));
+	if (!f)
+		return -1;
+	c->f = f;
+	c->cap = max;
+	return 0;
+}
+
+/* Walk the current thread's stack, MAX frames, into C. */
+static int cache_walk(struct interp *I, struct tr_stack_cache *c,
+		      unsigned max)
+{
+	struct tr_target *t = I->tgt;
+
+	if (!t->unw && maptap_unwinder_new(t->mods, &t->unw) != 0)
+		return -1;
+	if (cache_reserve(c, max) != 0)
+		return -1;
+	ucache_clear(c);
+	c->end = MAPTAP_UNWIND_COMPLETE;
+	c->nraw = maptap_unwind(t->unw, t->pid, t->tid ? t->tid : t->pid,
+				c->raw, max, &c->end);
+	c->depth = max;
+	c->walked = true;
+	return 0;
+}
+
+/* The current stop's frames, up to MAXBACKTRACE, into W. */
+static void walk(struct interp *I, struct walk *w)
+{
+	unsigned max = max_frames(I);
+	struct tr_stack_cache *c;
+
+	w->n = -1;
+	w->frames = NULL;
+	w->end = MAPTAP_UNWIND_COMPLETE;
+	if (!user_context(I) || !(c = stop_cache(I)))
+		return;
+	if ((!c->walked || (c->depth < max &&
+			    c->end == MAPTAP_UNWIND_TRUNCATED)) &&
+	    cache_walk(I, c, max) != 0)
+		return;
+	w->frames = c->raw;
+	w->n = c->nraw;
+	w->end = c->end;
+	if (w->n > (int)max) {
+		w->n = (int)max;
+		w->end = MAPTAP_UNWIND_TRUNCATED;
+	}
+}
+
 static char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;
 }
 
+/* Symbolize every frame of C's raw walk. */
 static void ucache_fill(struct interp *I, struct tr_stack_cache *c)
 {
 	const struct maptap_module_info *mi;
 	struct maptap_sym_info si;
-	struct walk w;
 	int i;
 
-	walk(I, &w);
-	for (i = 0; i < w.n; i++) {
+	for (i = 0; i < c->nraw; i++) {
 		struct ucache_frame *u = &c->f[i];
 
 		memset(u, 0, sizeof(*u));
-		u->pc = w.frames[i].pc;
-		maptap_frame_lookup(I->tgt->mods, I->tgt->pid, &w.frames[i],
+		u->pc = c->raw[i].pc;
+		maptap_frame_lookup(I->tgt->mods, I->tgt->pid, &c->raw[i],
 				    MAPTAP_SYM_FUNC | MAPTAP_SYM_LINE, &si);
 		mi = &si.where.module;
 		if (si.where.has_module && mi->path)
@@ -356,36 +440,26 @@ static void ucache_fill(struct interp *I, struct tr_stack_cache *c)
 		u->file = dup_or_null(si.src_file);
 		u->line = si.src_line;
 	}
-	c->n = w.n > 0 ? w.n : 0;
-	free(w.frames);
+	c->n = c->nraw > 0 ? c->nraw : 0;
+	c->symbolized = true;
 }
 
-/* The cached walk of the current stop, made now if it is not there. */
-static struct tr_stack_cache *ucache(struct interp *I)
+/* The symbolized walk of the current stop, made now if it is not there,
+ * and in *N its frames up to MAXBACKTRACE (the cached walk may be
+ * deeper); NULL and 0 without user context. */
+static struct tr_stack_cache *ucache(struct interp *I, int *n)
 {
-	struct tr_target *t = I->tgt;
-	struct tr_stack_cache *c = t->stk;
-	uint64_t now = stop_time(I);
+	struct tr_stack_cache *c;
+	struct walk w;
 
-	if (!c) {
-		c = calloc(1, sizeof(*c));
-		if (!c)
-			return NULL;
-		c->f = calloc(max_frames(I), sizeof(*c->f));
-		if (!c->f) {
-			free(c);
-			return NULL;
-		}
-		t->stk = c;
-	} else if (now && c->time_ns == now && c->pid == t->pid &&
-		   c->tid == t->tid) {
-		return c;
-	}
-	ucache_clear(c);
-	c->pid = t->pid;
-	c->tid = t->tid;
-	c->time_ns = now;
-	ucache_fill(I, c);
+	*n = 0;
+	walk(I, &w);
+	c = I->tgt->stk;
+	if (w.n < 0 || !c)
+		return NULL;
+	if (!c->symbolized)
+		ucache_fill(I, c);
+	*n = w.n < c->n ? w.n : c->n;
 	return c;
 }
 
@@ -393,19 +467,20 @@ static struct tr_stack_cache *ucache(struct interp *I)
 static const struct ucache_frame *uframe(struct interp *I, struct node *n)
 {
 	int64_t k = tr_eval_long(I, n->list.v[0]);
-	struct tr_stack_cache *c = ucache(I);
+	int nf;
+	struct tr_stack_cache *c = ucache(I, &nf);
 
-	return c && k >= 0 && k < c->n ? &c->f[k] : NULL;
+	return c && k >= 0 && k < nf ? &c->f[k] : NULL;
 }
 
 static int64_t call_uframe_long(struct interp *I, struct node *n)
 {
 	const struct ucache_frame *u;
-	struct tr_stack_cache *c;
+	int nf;
 
 	if (n->builtin == K_UFRAMES) {
-		c = ucache(I);
-		return c ? c->n : 0;
+		ucache(I, &nf);
+		return nf;
 	}
 	u = uframe(I, n);
 	if (!u)
@@ -445,7 +520,6 @@ static int64_t call_long(struct interp *I, struct node *n)
 	walk(I, &w);
 	if (k >= 0 && k < w.n)
 		v = (int64_t)w.frames[k].pc;
-	free(w.frames);
 	return v;
 }
 
@@ -467,7 +541,6 @@ static void call_string(struct interp *I, struct node *n,
 			hex_frames(w.frames, 0, w.n, limit, b);
 		else if (w.n > 0)
 			format_frames(I, w.frames, w.n, F_SIMPLE, limit, b);
-		free(w.frames);
 		break;
 	case K_UCALLERS:
 		/* stap: N levels above the current one, -1 for all */
@@ -476,7 +549,6 @@ static void call_string(struct interp *I, struct node *n,
 		if (w.n > 1)
 			hex_frames(w.frames, 1, k < 0 || k >= w.n - 1 ? w.n :
 				   (int)k + 1, limit, b);
-		free(w.frames);
 		break;
 	default:		/* sprint_usyms, sprint_ustack */
 		f = calloc(max, sizeof(*f));

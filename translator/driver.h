@@ -32,6 +32,10 @@ struct driver_opts {
 	bool suppress_warnings;		/* -w */
 	bool json;			/* --json */
 	bool stacks;			/* --stacks: the log's user stacks */
+	bool report;			/* --report: who holds the address
+					 * space, printed when tracing ends */
+	bool log;			/* --log: the event log too (the
+					 * default without --report) */
 	bool verify;			/* --verify */
 	bool no_seccomp;		/* --no-seccomp */
 	int maps_source;		/* --maps=auto|query|text (enum maptap_maps_source) */

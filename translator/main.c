@@ -2,6 +2,10 @@
  * SystemTap-language front end: the user's script, or without one the
  * default event log, itself a script (tapsets/maptap/log.stp).
  *
+ * With --report the run also keeps maptap/report.h's report (target.c),
+ * printed when tracing ends; without --log and without a script nothing
+ * else runs on the target's events.
+ *
  * Exit status: the launched command's own (128+N when killed by signal N)
  * with -c; 0 after a clean run or detach with -x; 1 for a refused input,
  * a script error or a runtime error (one line on stderr says which).
@@ -41,8 +45,12 @@ static void usage(FILE *fp)
 	      "  -d MODULE, --ldd   accepted for stap compatibility; no effect\n"
 	      "  --runtime=dyninst, --dyninst  accepted (maptap's runtime is user\n"
 	      "               space); other runtimes are refused\n"
-	      "  --json       write events as JSON Lines\n"
+	      "  --json       write events and the report as JSON Lines\n"
 	      "  --stacks     log the user stack of each mapping call\n"
+	      "  --report     when tracing ends, print who holds the address space\n"
+	      "               (by call site, module, anonymous name; the peak;\n"
+	      "               dlopen/dlclose), instead of the log\n"
+	      "  --log        the event log (the default); with --report, both\n"
 	      "  --verify     check the model against /proc/PID/maps after each event\n"
 	      "  --maps=SRC   read VMAs with auto, query (PROCMAP_QUERY) or text\n"
 	      "  --no-seccomp launch without the seccomp filter (see maptap(1))\n"
@@ -93,7 +101,7 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 }
 
 enum { OPT_JSON = 256, OPT_VERIFY, OPT_MAPS, OPT_NO_SECCOMP, OPT_LDD,
-       OPT_RUNTIME, OPT_DYNINST, OPT_STACKS };
+       OPT_RUNTIME, OPT_DYNINST, OPT_STACKS, OPT_REPORT, OPT_LOG };
 
 /* stap(1) --runtime=MODE: kernel (stap's default), dyninst or bpf.
  * maptap's runtime is in user space, the one stap calls dyninst, and the
@@ -112,6 +120,8 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "stacks", no_argument, NULL, OPT_STACKS },
+		{ "report", no_argument, NULL, OPT_REPORT },
+		{ "log", no_argument, NULL, OPT_LOG },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "maps", required_argument, NULL, OPT_MAPS },
 		{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
@@ -194,6 +204,12 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 		case OPT_STACKS:
 			o->stacks = true;
 			break;
+		case OPT_REPORT:
+			o->report = true;
+			break;
+		case OPT_LOG:
+			o->log = true;
+			break;
 		case OPT_VERIFY:
 			o->verify = true;
 			break;
@@ -273,6 +289,51 @@ static int run_log(struct driver_opts *o)
 	return translator_run(o);
 }
 
+/* --report alone: a script with no probe that ever fires.  The target
+ * is traced as for any script (target.c feeds the report every event),
+ * but no event runs script code: the report pays only for its own
+ * accounting and stacks, not for the log's formatting.  Nothing is
+ * parsed from the tapsets but what this line names. */
+static int run_report_only(struct driver_opts *o)
+{
+	o->script_text = "probe never {}";
+	return translator_run(o);
+}
+
+/* Combinations of options that cannot mean anything; one line each. */
+static int check_modes(const struct driver_opts *o)
+{
+	bool script = o->script_text || o->script_file;
+
+	if (o->report && !o->target_cmd && !o->target_pid)
+		return refuse("--report needs a process to report on: give "
+			      "-c 'CMD' or -x PID");
+	if (o->report && o->last_pass < 5)
+		return refuse("--report is made while the target runs (pass "
+			      "5); -p %d stops before", o->last_pass);
+	if (script && o->log)
+		return refuse("--log is the default event log; a script "
+			      "prints its own output");
+	if (script && o->stacks)
+		return refuse("--stacks is for the log; a script calls the "
+			      "maptap_uframe* functions itself");
+	if (o->report && !o->log && o->stacks)
+		return refuse("--stacks is for the log: give --log with "
+			      "--report to get both");
+	return 0;
+}
+
+/* The user's script, the log, or with --report alone nothing but the
+ * report. */
+static int run(struct driver_opts *o)
+{
+	if (o->script_text || o->script_file)
+		return translator_run(o);
+	if (o->report && !o->log)
+		return run_report_only(o);
+	return run_log(o);
+}
+
 int main(int argc, char **argv)
 {
 	struct driver_sigstate sigstate;
@@ -289,13 +350,10 @@ int main(int argc, char **argv)
 	 * attach itself reports every other refusal). */
 	if (o.target_pid && kill(o.target_pid, 0) != 0 && errno == ESRCH)
 		code = refuse("no such process: %d", (int)o.target_pid);
-	else if ((o.script_text || o.script_file) && o.stacks)
-		code = refuse("--stacks is for the log; a script calls the "
-			      "maptap_uframe* functions itself");
-	else if (o.script_text || o.script_file)
-		code = translator_run(&o);
 	else
-		code = run_log(&o);
+		code = check_modes(&o);
+	if (!code)
+		code = run(&o);
 	free(o.defines);
 	free(o.globals);
 	free(o.include_dirs);

@@ -13,6 +13,11 @@
  * exec (before the new image's begin); thread.begin at a clone that
  * makes a thread; thread.end at the exit of a thread that is not the
  * last.
+ *
+ * With --report every event and module event also goes to the report
+ * (maptap/report.h), with the stack of the thread that caused it when
+ * the report wants one; the report is printed when tracing has ended,
+ * after the end probes' output.
  */
 #include <config.h>
 
@@ -27,6 +32,7 @@
 #include <unistd.h>
 
 #include <maptap/maptap.h>
+#include <maptap/report.h>
 
 #include "driver.h"
 #include "interp.h"
@@ -47,6 +53,17 @@ struct plist {
 
 #define N_EVBITS (MAPTAP_EV_KIND_COUNT + 2)
 
+/* The raw stack of one thread at one stop for the report: a mapping
+ * call gives its module events and range events at one stop, and the
+ * thread is walked once for all of them. */
+struct stop_stack {
+	pid_t tid;
+	uint64_t time_ns;		/* the stop's: its events share it */
+	struct maptap_frame *f;		/* MAXBACKTRACE of them */
+	unsigned n;			/* 0: the walk failed */
+	bool valid;
+};
+
 struct run {
 	struct tr_target pub;		/* I->tgt */
 	struct interp *I;
@@ -61,6 +78,9 @@ struct run {
 	size_t nunloads, unloads_cap, unloads_sent;
 	pid_t batch_pid;
 	uint64_t batch_ns;
+	struct maptap_report *rep;	/* --report; NULL without */
+	struct stop_stack stack;	/* the report's walk of the last stop */
+	bool traced;			/* the launch or attach was made */
 	char **argv;			/* -c, split */
 	char *cmd_copy;			/* the words of ARGV */
 	bool launched;
@@ -150,6 +170,99 @@ static void index_probes(struct run *r, struct maptap_session_opts *so)
 	for (b = 0; b < 4; b++)
 		sort_plist(&r->by_point[b]);
 	sort_plist(&r->syscalls);
+}
+
+/* ---- the report (--report) ---- */
+
+/* Frames per walk: -D MAXBACKTRACE, as the stack functions take it. */
+static unsigned stack_depth(const struct run *r)
+{
+	int64_t v = r->I->s->limits.maxbacktrace;
+
+	return v > 0 && v < 100000 ? (unsigned)v : MAPTAP_MAXBACKTRACE;
+}
+
+/* The stack of thread TID of PID at the stop of TIME_NS into *OUT,
+ * walked at its first use in the stop.  Returns the number of frames, 0
+ * when there is none (the report then says "no stack"). */
+static unsigned stop_stack(struct run *r, pid_t pid, pid_t tid,
+			   uint64_t time_ns, const struct maptap_frame **out)
+{
+	struct stop_stack *st = &r->stack;
+	unsigned max = stack_depth(r);
+	int n;
+
+	*out = st->f;
+	if (st->valid && st->tid == tid && st->time_ns == time_ns)
+		return st->n;
+	st->valid = false;
+	/* builtins_stack.c makes the same unwinder lazily: one per run. */
+	if (!r->pub.unw && maptap_unwinder_new(r->pub.mods, &r->pub.unw))
+		return 0;
+	if (!st->f)
+		st->f = calloc(max, sizeof(*st->f));
+	*out = st->f;
+	if (!st->f)
+		return 0;
+	n = maptap_unwind(r->pub.unw, pid, tid, st->f, max, NULL);
+	st->tid = tid;
+	st->time_ns = time_ns;
+	st->n = n > 0 ? (unsigned)n : 0;
+	st->valid = true;
+	return st->n;
+}
+
+/* EV (with its module desc) into the report; -ENOMEM leaves a report
+ * that says it is incomplete. */
+static void report_event(struct run *r, const struct maptap_event *ev)
+{
+	const struct maptap_frame *f = NULL;
+	unsigned n = 0;
+
+	if (maptap_report_wants_stack(ev))
+		n = stop_stack(r, ev->pid, ev->tid, ev->time_ns, &f);
+	maptap_report_event(r->rep, ev, f, n);
+}
+
+/* A module event into the report.  Only one that a system call made can
+ * be a dlopen or dlclose: the loads of a snapshot (attach, exec) and
+ * the unloads at an exit take no stack. */
+static void report_module_event(struct run *r,
+				const struct maptap_module_event *me)
+{
+	const struct maptap_frame *f = NULL;
+	unsigned n = 0;
+
+	if (me->syscall)
+		n = stop_stack(r, me->pid, me->tid, me->time_ns, &f);
+	maptap_report_module_event(r->rep, me, f, n);
+}
+
+static int report_open(struct run *r)
+{
+	struct maptap_report_opts ro = { 0 };
+
+	if (!r->I->s->opts->report)
+		return 0;
+	return maptap_report_new(r->pub.mods, &ro, &r->rep);
+}
+
+/* Print the report where the output goes, after everything the script
+ * printed; a stream that already failed gets nothing more. */
+static void report_print(struct run *r)
+{
+	struct interp *I = r->I;
+	int rc;
+
+	if (!r->rep || !r->traced || I->out_failed)
+		return;
+	rc = I->s->opts->json ? maptap_report_print_json(r->rep, I->outf) :
+	     maptap_report_print_text(r->rep, I->outf);
+	if (rc == 0 && fflush(I->outf))
+		rc = -(errno ? errno : EIO);
+	if (rc < 0)
+		fprintf(I->s->err, "maptap: cannot write the report: %s\n",
+			strerror(-rc));
 }
 
 /* ---- processes ---- */
@@ -342,6 +455,8 @@ static int on_module_event(const struct maptap_module_event *me, void *arg)
 	struct maptap_module_event *v;
 	size_t cap;
 
+	if (r->rep)
+		report_module_event(r, me);
 	if (me->kind == MAPTAP_MODULE_LOAD) {
 		fire_module_event(r, me);
 		return 0;
@@ -458,6 +573,8 @@ static int on_event(const struct maptap_event *ev, void *arg)
 				 r) == 0 &&
 	    (desc.has_module || bss_of_unloaded(r, ev, &desc)))
 		e.where = &desc;
+	if (r->rep)
+		report_event(r, &e);
 	if (l->n && !r->I->exit_requested) {
 		clear_ctx(r);
 		r->pub.ev = &e;
@@ -630,6 +747,7 @@ static int launch(struct run *r)
 	if (err)
 		return fail(r, maptap_session_errmsg(r->pub.sess), NULL);
 	r->launched = true;
+	r->traced = true;
 	r->pub.target_pid = pid;
 	return 0;
 }
@@ -664,7 +782,7 @@ int tr_target_open(struct interp *I)
 		so.launch_sigmask = o->sigstate->mask;
 	}
 	if (maptap_modules_new(NULL, &r->pub.mods) ||
-	    maptap_session_new(&so, &r->pub.sess))
+	    maptap_session_new(&so, &r->pub.sess) || report_open(r))
 		return fail(r, "out of memory", NULL);
 	set_signals(r);
 	if (o->target_cmd)
@@ -680,6 +798,7 @@ int tr_target_attach(struct interp *I)
 		return 0;
 	if (maptap_session_attach(r->pub.sess, I->s->opts->target_pid))
 		return fail(r, maptap_session_errmsg(r->pub.sess), NULL);
+	r->traced = true;
 	return 0;
 }
 
@@ -715,6 +834,21 @@ void tr_target_finish(struct interp *I, bool timeout)
 	output(I, true);
 }
 
+/* -v: what the stack walks cost (the report's and the script's). */
+static void print_unwind_stats(struct run *r)
+{
+	struct maptap_unwind_stats u;
+
+	if (!r->pub.unw)
+		return;
+	maptap_unwinder_get_stats(r->pub.unw, &u);
+	fprintf(r->I->s->err,
+		"maptap: %llu backtraces, %llu frames (%llu by frame pointer), "
+		"%llu stack page reads\n", (unsigned long long)u.backtraces,
+		(unsigned long long)u.frames, (unsigned long long)u.fp_frames,
+		(unsigned long long)u.page_reads);
+}
+
 static void print_stats(struct run *r)
 {
 	struct maptap_session_stats st;
@@ -727,6 +861,7 @@ static void print_stats(struct run *r)
 		(unsigned long long)st.syscall_stops, (unsigned long long)st.map_calls,
 		(unsigned long long)st.refreshes, (unsigned long long)st.full_reads,
 		(unsigned long long)st.events, (unsigned long long)st.verify_diffs);
+	print_unwind_stats(r);
 }
 
 static int exit_code_of(int status)
@@ -754,6 +889,9 @@ int tr_target_close(struct interp *I)
 		code = exit_code_of(maptap_session_exit_status(r->pub.sess));
 	if (r->pub.sess && I->s->opts->verbose)
 		print_stats(r);
+	report_print(r);
+	maptap_report_free(r->rep);
+	free(r->stack.f);
 	maptap_session_free(r->pub.sess);
 	maptap_unwinder_free(r->pub.unw);
 	tr_stack_cache_free(r->pub.stk);

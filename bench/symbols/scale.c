@@ -9,7 +9,7 @@
  * times into a temporary directory, forks a holder that dlopens every
  * copy and then forks K-1 more holders (same mappings), and measures in
  * this process, with libmaptap:
- *   sync    maptap_modules_sync() of each holder's /proc/PID/maps: N
+ *   sync    maptap_modules_sync_pid() of each holder's /proc/PID/maps: N
  *           files opened and cached once, found in the ELF cache K-1
  *           more times;
  *   index   the first lookup in each copy, which builds its symbol
@@ -113,22 +113,6 @@ static void holder(const char *dir, int n, int k, int fd)
 	_exit(0);
 }
 
-static int sync_space(struct maptap_modules *m, pid_t pid)
-{
-	struct maptap_maps_reader *r;
-	struct maptap_vma_buf buf = { 0 };
-	int rc = maptap_maps_open(pid, MAPTAP_MAPS_AUTO, &r);
-
-	if (rc)
-		return rc;
-	rc = maptap_maps_read_all(r, &buf);
-	if (!rc)
-		rc = maptap_modules_sync(m, pid, buf.v, buf.n, NULL, NULL);
-	maptap_vma_buf_free(&buf);
-	maptap_maps_close(r);
-	return rc;
-}
-
 struct query {
 	pid_t pid;
 	uint64_t addr;
@@ -188,7 +172,7 @@ static int one_round(const pid_t *pids, int k, const struct addrs *a, int n,
 		return -ENOMEM;
 	t0 = now_ns();
 	for (i = 0; i < k && !rc; i++)
-		rc = sync_space(m, pids[i]);
+		rc = maptap_modules_sync_pid(m, pids[i], MAPTAP_MAPS_AUTO);
 	res->sync_ms = (double)(now_ns() - t0) / 1e6;
 	if (rc) {
 		maptap_modules_free(m);

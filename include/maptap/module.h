@@ -42,6 +42,7 @@
 #include <sys/types.h>
 
 #include <maptap/event.h>
+#include <maptap/maps.h>
 #include <maptap/vma.h>
 
 #ifdef __cplusplus
@@ -189,6 +190,20 @@ int maptap_modules_event(struct maptap_modules *m,
 int maptap_modules_sync(struct maptap_modules *m, pid_t pid,
 			const struct maptap_vma *v, size_t n,
 			maptap_module_fn fn, void *arg);
+
+/* maptap_modules_sync() with a snapshot of PID's address space read now
+ * from SOURCE (maptap/maps.h: maptap_maps_open(), then
+ * maptap_maps_read_all()), loading and unloading without a callback.
+ * For callers without a session (tests, benchmarks, a one-shot
+ * symbolizer); call it while PID is stopped if its mappings must match
+ * a stop.  Not thread-safe (M is one owner's).  Returns 0, -EINVAL for
+ * a NULL M or PID <= 0, -ENOENT when PID does not exist, -ESRCH when
+ * its mm went away during the read, -EACCES/-EPERM when /proc/PID/maps
+ * may not be read (ptrace access mode, proc(5)), -EOPNOTSUPP for
+ * MAPTAP_MAPS_QUERY on a kernel without PROCMAP_QUERY, -ENOMEM, or
+ * another -errno of the read. */
+int maptap_modules_sync_pid(struct maptap_modules *m, pid_t pid,
+			    enum maptap_maps_source source);
 
 /* Module and segment of the byte at ADDR in the address space of PID as
  * it is now (bss included: an address past the file-backed part of a

@@ -68,9 +68,10 @@ int maptap_report_new(struct maptap_modules *m,
 void maptap_report_free(struct maptap_report *r);
 
 /* True when maptap_report_event() would use the stack of EV->tid for EV:
- * a range event that brings new bytes (map, replace, grow) caused by a
- * system call (EV->syscall_nr >= 0) and not a snapshot.  Callers unwind
- * only then; other events take no frames.  Pure. */
+ * a range event that brings new bytes (map, replace, grow, and a move
+ * whose new range is longer than its old one) caused by a system call
+ * (EV->syscall_nr >= 0) and not a snapshot.  Callers unwind only then;
+ * other events take no frames.  Pure. */
 bool maptap_report_wants_stack(const struct maptap_event *ev);
 
 /* Account EV.  Every event of the session goes through here, in order.

@@ -2,28 +2,32 @@
  *
  * An unwinder walks the call stack of one thread that the caller has
  * stopped with ptrace(2) (any ptrace stop: syscall, seccomp, signal,
- * group stop).  It drives libunwind's remote API (libunwind-ptrace's
- * model: unw_create_addr_space(3), unw_init_remote(3), unw_step(3)) with
- * maptap's own accessors:
- *   - memory is read a page (4 KiB) at a time into a cache that lives
- *     for one maptap_unwind() call: pages of read-only segments of
- *     modules (unwind tables, code) from the module's file image, which
- *     the module layer has mapped already, the rest (the stack) with
- *     process_vm_readv(2); a backtrace costs a few system calls, not one
- *     PTRACE_PEEKDATA per word as libunwind's stock _UPT_access_mem;
- *   - registers come from one PTRACE_GETREGS per call;
- *   - unwind tables (.eh_frame_hdr, the PT_GNU_EH_FRAME program header,
- *     LSB "Exception Frames") are located through the module layer
- *     (maptap/module.h), whose files are opened through
- *     /proc/PID/map_files: code of deleted files, memfds and the [vdso]
- *     unwinds too.  The tables themselves are read from the target's
- *     memory, where the loader mapped them.
- * Where no CFI covers a pc (code built with -fno-asynchronous-unwind-
- * tables, JIT code, a file without PT_GNU_EH_FRAME), libunwind's x86_64
- * frame-chain walk (saved %rbp at [%rbp], return address at [%rbp + 8])
- * continues; maptap checks that every frame it accepts has a stack
- * pointer above the previous one, so a garbage chain stops the walk
- * with a marker instead of inventing frames.
+ * group stop).  Each step from a frame to its caller evaluates the DWARF
+ * CFI row of the frame's pc (DWARF 5, 6.4 "Call Frame Information"),
+ * decoded by elfutils' libdw (dwarf_cfi_addrframe(3)) from:
+ *   1. .eh_frame of the module's file (LSB Core, "Exception Frames"), as
+ *      the module layer (maptap/module.h) has the file open and mapped:
+ *      through /proc/PID/map_files, so code of deleted files, memfds and
+ *      the [vdso] unwinds too;
+ *   2. where .eh_frame covers no pc (code built with -g
+ *      -fno-asynchronous-unwind-tables, older or hand-written objects):
+ *      .debug_frame of the file or of its separate debuginfo, found as
+ *      the symbol layer finds it (maptap/symbols.h);
+ *   3. where libdw gives no usable row: libunwind's remote walk
+ *      (unw_init_remote(3), unw_step(3)) with maptap's accessors and
+ *      the .eh_frame_hdr search table located through PT_GNU_EH_FRAME;
+ *   4. where no CFI covers a pc at all (JIT code, a file without
+ *      either), the x86_64 frame-pointer chain (saved %rbp at [%rbp],
+ *      return address at [%rbp + 8]).
+ * Memory is read a page (4 KiB) at a time into a cache that lives for
+ * one maptap_unwind() call: pages of read-only segments of modules from
+ * the module's file image, the rest (the stack) with process_vm_readv(2),
+ * a page and the one above it per call; registers come from one
+ * PTRACE_GETREGS per call.  A backtrace costs a few system calls, not
+ * one PTRACE_PEEKDATA per word as libunwind's stock _UPT_access_mem.
+ * maptap checks that every frame it accepts has a stack pointer above
+ * the previous one, so a garbage chain stops the walk with a marker
+ * instead of inventing frames.
  *
  * Nothing is read and no system call made until a backtrace is asked
  * for: a session that never unwinds pays nothing.
@@ -58,6 +62,8 @@ enum maptap_frame_how {
 	MAPTAP_FRAME_CFI,	/* the callee's DWARF CFI (.eh_frame) */
 	MAPTAP_FRAME_FP,	/* the callee's frame pointer chain: no CFI
 				 * covered the callee's pc */
+	MAPTAP_FRAME_DEBUG_FRAME,	/* the callee's CFI in .debug_frame
+					 * (no .eh_frame covered its pc) */
 };
 
 /* One frame of a backtrace.  Addresses in bytes, in the target. */
@@ -140,11 +146,13 @@ struct maptap_unwind_stats {
 	uint64_t backtraces;	/* maptap_unwind() calls that read regs */
 	uint64_t frames;	/* frames returned */
 	uint64_t fp_frames;	/* of which found by frame pointer */
+	uint64_t debug_frames;	/* of which found by .debug_frame CFI */
 	uint64_t mem_words;	/* words libunwind asked for */
 	uint64_t page_reads;	/* process_vm_readv(2) calls */
 	uint64_t file_pages;	/* pages copied from a module's file */
 	uint64_t read_fails;	/* of which failed (unmapped address) */
-	uint64_t table_lookups;	/* find_proc_info calls */
+	uint64_t table_lookups;	/* find_proc_info calls (libunwind's
+				 * steps, the fallback) */
 	uint64_t tables_located;	/* files whose tables were located */
 };
 

@@ -1,6 +1,8 @@
 /* uw_thread.c -- the chain of uw_chain.c in a second thread: the stop is
  * that thread's (tid != pid), and its stack ends in the C library's
- * thread start code (start_thread, clone3), not in _start.
+ * thread start code (start_thread, clone3), not in _start.  With any
+ * argument, a first thread starts and exits before that one: the
+ * tracer sees a thread exit before the stop.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -26,10 +28,19 @@ KEEP static void *u_thread_fn(void *arg)
 	return arg;
 }
 
-int main(void)
+static void *u_nothing(void *arg)
+{
+	return arg;
+}
+
+int main(int argc, char **argv)
 {
 	pthread_t t;
 
+	(void)argv;
+	if (argc > 1 && (pthread_create(&t, NULL, u_nothing, NULL) != 0 ||
+			 pthread_join(t, NULL) != 0))
+		return 2;
 	if (pthread_create(&t, NULL, u_thread_fn, NULL) != 0)
 		return 2;
 	pthread_join(t, NULL);

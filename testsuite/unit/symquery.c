@@ -16,9 +16,9 @@
  *
  *   symquery [-A] [-d] [-l] [-n] [-D DEBUGINFO_PATH] PID [ADDR...]
  *
- * Reads /proc/PID/maps once (maptap_modules_sync), then resolves each ADDR
- * (hex, with or without 0x; read from stdin one per line when none is
- * given) and prints one JSON object per address:
+ * Reads /proc/PID/maps once (maptap_modules_sync_pid()), then resolves
+ * each ADDR (hex, with or without 0x; read from stdin one per line when
+ * none is given) and prints one JSON object per address:
  *   {"addr":"0x..","module":{"path":..,"build_id":..,"bias":"0x..",
  *    "type":..},"segment":{"index":N,"kind":..,"p_vaddr":"0x..",
  *    "p_offset":"0x.."},"module_addr":"0x..","func":{"name":..,
@@ -182,19 +182,24 @@ static void drop_vdso_name(struct maptap_vma_buf *buf)
 	}
 }
 
+/* The address space of PID into M; with -A, a snapshot doctored first
+ * (the only reason this reads the maps itself). */
 static int load(struct maptap_modules *m, pid_t pid, const struct opts *o)
 {
 	struct maptap_maps_reader *r;
 	struct maptap_vma_buf buf = { 0 };
-	int rc = maptap_maps_open(pid, MAPTAP_MAPS_AUTO, &r);
+	int rc;
 
+	if (!o->nameless_vdso)
+		return maptap_modules_sync_pid(m, pid, MAPTAP_MAPS_AUTO);
+	rc = maptap_maps_open(pid, MAPTAP_MAPS_AUTO, &r);
 	if (rc)
 		return rc;
 	rc = maptap_maps_read_all(r, &buf);
-	if (!rc && o->nameless_vdso)
+	if (!rc) {
 		drop_vdso_name(&buf);
-	if (!rc)
 		rc = maptap_modules_sync(m, pid, buf.v, buf.n, NULL, NULL);
+	}
 	maptap_vma_buf_free(&buf);
 	maptap_maps_close(r);
 	return rc;

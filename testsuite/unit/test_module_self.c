@@ -413,6 +413,29 @@ static void test_retired_cap(const struct maptap_vma_buf *buf)
 	maptap_modules_free(m);
 }
 
+/* maptap_modules_sync_pid(): a fresh tracker learns this process and
+ * names self_func; bad arguments and a pid that does not exist are
+ * refused with the errors module.h gives. */
+static void test_sync_pid(void)
+{
+	struct maptap_modules *m;
+	struct maptap_sym_info si;
+
+	if (maptap_modules_new(NULL, &m) != 0)
+		return;
+	tap_int_eq(maptap_modules_sync_pid(m, getpid(), MAPTAP_MAPS_TEXT), 0,
+		   "sync_pid: own maps from the text");
+	tap_ok(names_self(m, (uint64_t)(uintptr_t)&self_func, &si),
+	       "sync_pid: then self_func is named");
+	tap_int_eq(maptap_modules_sync_pid(NULL, getpid(), MAPTAP_MAPS_AUTO),
+		   -EINVAL, "sync_pid: NULL tracker");
+	tap_int_eq(maptap_modules_sync_pid(m, 0, MAPTAP_MAPS_AUTO), -EINVAL,
+		   "sync_pid: pid 0");
+	tap_int_eq(maptap_modules_sync_pid(m, 0x7ffffff0, MAPTAP_MAPS_AUTO),
+		   -ENOENT, "sync_pid: no such process");
+	maptap_modules_free(m);
+}
+
 int main(void)
 {
 	struct maptap_vma_buf buf = { 0 };
@@ -442,6 +465,7 @@ int main(void)
 	test_perfmap(m);
 	test_adopt(&buf);
 	test_retired_cap(&buf);
+	test_sync_pid();
 	maptap_vma_buf_free(&buf);
 	maptap_modules_free(m);
 	return tap_done();

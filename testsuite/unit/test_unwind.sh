@@ -110,6 +110,51 @@ else
 	fail "build chain_none"
 fi
 
+# 3b. CFI only in .debug_frame (-g without unwind tables), no frame
+# pointers: main -> a -> b -> c, each with a stack frame of its own; the
+# walk must name every frame in order, found by .debug_frame.
+DFLAGS="-g -O2 -fomit-frame-pointer $NOCFI -Wl,--build-id"
+# dframe FILE: the functions from c on, up to main
+dframe() { after "$1" c | awk '{ for (i = 1; i <= NF; i++) { printf "%s%s",
+	(i > 1 ? " " : ""), $i; if ($i == "main") break } }'; }
+if build dframe $DFLAGS "$T/uw_dframe.c"; then
+	run "$D/dframe.out" "$D/dframe"
+	check "dframe: frames c b a main" test "$(dframe "$D/dframe.out")" = \
+		"c b a main"
+	check "dframe: b, a and main found by .debug_frame" test \
+		"$(hows "$D/dframe.out" b) $(hows "$D/dframe.out" a)\
+ $(hows "$D/dframe.out" main)" = "dbg dbg dbg"
+	check "dframe: then libc's start code and _start" \
+		startup "$D/dframe.out" dframe
+	check "dframe: complete" test "$(end_of "$D/dframe.out")" = complete
+
+	# The same with .debug_frame only in a separate debug file found by
+	# build-id under -D, the binary stripped.
+	cp "$D/dframe" "$D/dframe_s"
+	bid=$(readelf -n "$D/dframe_s" | awk '/Build ID/ { print $3 }')
+	dd=$D/dfdebug/.build-id/$(echo "$bid" | cut -c1-2)
+	mkdir -p "$dd"
+	objcopy --only-keep-debug "$D/dframe_s" \
+		"$dd/$(echo "$bid" | cut -c3-).debug"
+	objcopy --strip-all "$D/dframe_s"
+	check "dframe stripped: no .debug_frame left in the binary" test \
+		"$(readelf -S "$D/dframe_s" | grep -c debug_frame)" -eq 0
+	run "$D/dframe_s.out" -D "$D/dfdebug" "$D/dframe_s"
+	check "dframe stripped: frames c b a main" test \
+		"$(dframe "$D/dframe_s.out")" = "c b a main"
+	check "dframe stripped: b, a and main found by .debug_frame" test \
+		"$(hows "$D/dframe_s.out" b) $(hows "$D/dframe_s.out" a)\
+ $(hows "$D/dframe_s.out" main)" = "dbg dbg dbg"
+	check "dframe stripped: complete" test \
+		"$(end_of "$D/dframe_s.out")" = complete
+	# without the debug file there is no CFI for c: a marker after it
+	run "$D/dframe_n.out" -D "$D/nowhere" "$D/dframe_s"
+	check "dframe stripped, no debuginfo: ends noinfo" test \
+		"$(end_of "$D/dframe_n.out")" = noinfo
+else
+	fail "build dframe"
+fi
+
 # 4. The same chain in a second thread.
 if build thread -O1 -pthread "$T/uw_thread.c"; then
 	run "$D/thread.out" "$D/thread"
@@ -119,8 +164,35 @@ if build thread -O1 -pthread "$T/uw_thread.c"; then
 		"$(after "$D/thread.out" b | cut -d' ' -f1-4)" = \
 		"b a u_thread_fn start_thread"
 	check "thread: complete" test "$(end_of "$D/thread.out")" = complete
+	# a thread that exited before the stop does not end the run
+	run "$D/thread_x.out" "$D/thread" after-exit
+	check "thread after another's exit: b a u_thread_fn" test \
+		"$(after "$D/thread_x.out" b | cut -d' ' -f1-3)" = \
+		"b a u_thread_fn"
 else
 	fail "build thread"
+fi
+
+# 4b. A stop inside a signal handler: the walk crosses the signal frame
+# (glibc's __restore_rt) into the interrupted raise(), then a and main;
+# also with the handler on an alternate signal stack.
+if build signal -O1 "$T/uw_signal.c"; then
+	for mode in same alt; do
+		run "$D/signal_$mode.out" "$D/signal" $mode
+		check "signal ($mode stack): h_inner handler first" test \
+			"$(after "$D/signal_$mode.out" h_inner | cut -d' ' -f1-2)" \
+			= "h_inner handler"
+		check "signal ($mode stack): the signal frame is libc's" awk \
+			'$5 ~ /^handler\+/ { getline; exit !($6 == "libc.so.6") }' \
+			"$D/signal_$mode.out"
+		check "signal ($mode stack): then a and main" test \
+			"$(after "$D/signal_$mode.out" a | cut -d' ' -f1-2)" = \
+			"a main"
+		check "signal ($mode stack): complete" test \
+			"$(end_of "$D/signal_$mode.out")" = complete
+	done
+else
+	fail "build signal"
 fi
 
 # 5. 200 frames of a function with a 190-character name.

@@ -14,109 +14,33 @@
  *   frame N HOW PC FUNC+0xOFF MODULE_BASENAME
  *   end REASON
  *
- * with HOW regs|cfi|fp, FUNC "??" and MODULE "??" when unresolved.
+ * with HOW regs|cfi|fp|dbg (dbg: CFI from .debug_frame), FUNC "??" and
+ * MODULE "??" when unresolved.
  * The target is killed afterwards.  Exit status 0, or 1 with a message.
  */
 #include <config.h>
 
-#include <maptap/maps.h>
 #include <maptap/module.h>
 #include <maptap/symbols.h>
 #include <maptap/unwind.h>
 
+#include "ptrace_stop.h"
+
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_FRAMES 1024
 
-static const char *const how_names[] = { "regs", "cfi", "fp" };
+static const char *const how_names[] = { "regs", "cfi", "fp", "dbg" };
 
 static int die(const char *what, int err)
 {
 	fprintf(stderr, "test_unwind_run: %s: %s\n", what, strerror(err));
 	return 1;
-}
-
-/* Fork CMD under PTRACE_TRACEME; returns its pid stopped at exec. */
-static pid_t launch(char **argv)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
-		return -1;
-	ptrace(PTRACE_SETOPTIONS, pid, NULL,
-	       (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE));
-	return pid;
-}
-
-#define MAX_THREADS 64
-
-/* Continue every thread until one that was running stops with SIGSTOP;
- * its tid.  A new thread's first stop is a SIGSTOP too (PTRACE_O_
- * TRACECLONE, ptrace(2)), so a tid's first SIGSTOP counts only for the
- * process's first thread. */
-static pid_t run_to_sigstop(pid_t pid)
-{
-	pid_t seen[MAX_THREADS] = { pid }, t = pid;
-	int st, sig = 0, nseen = 1, i;
-	bool known;
-
-	for (;;) {
-		if (ptrace(PTRACE_CONT, t, NULL, (void *)(long)sig) != 0)
-			return -1;
-		t = waitpid(-1, &st, __WALL);
-		if (t < 0 || WIFEXITED(st) || WIFSIGNALED(st)) {
-			if (t == pid || t < 0)
-				return -1;
-			continue;
-		}
-		sig = WSTOPSIG(st);
-		if (sig == SIGTRAP && st >> 16) {	/* clone event */
-			sig = 0;
-			continue;
-		}
-		if (sig != SIGSTOP)
-			continue;
-		sig = 0;
-		for (i = 0, known = false; i < nseen && !known; i++)
-			known = seen[i] == t;
-		if (known)
-			return t;
-		if (nseen < MAX_THREADS)
-			seen[nseen++] = t;
-	}
-}
-
-static int load_modules(struct maptap_modules *m, pid_t pid)
-{
-	struct maptap_maps_reader *r;
-	struct maptap_vma_buf buf = { 0 };
-	int rc = maptap_maps_open(pid, MAPTAP_MAPS_AUTO, &r);
-
-	if (rc)
-		return rc;
-	rc = maptap_maps_read_all(r, &buf);
-	if (!rc)
-		rc = maptap_modules_sync(m, pid, buf.v, buf.n, NULL, NULL);
-	maptap_vma_buf_free(&buf);
-	maptap_maps_close(r);
-	return rc;
 }
 
 static void print_frame(struct maptap_modules *m, pid_t pid, unsigned i,
@@ -147,7 +71,7 @@ static int backtrace(pid_t pid, pid_t tid, unsigned max,
 
 	rc = maptap_modules_new(&mo, &m);
 	if (!rc)
-		rc = load_modules(m, pid);
+		rc = maptap_modules_sync_pid(m, pid, MAPTAP_MAPS_AUTO);
 	if (!rc)
 		rc = maptap_unwinder_new(m, &u);
 	if (rc)
@@ -187,17 +111,10 @@ int main(int argc, char **argv)
 		      stderr);
 		return 2;
 	}
-	pid = launch(argv + optind);
+	pid = ptrace_stop_launch(argv + optind, &tid);
 	if (pid < 0)
-		return die("launch", errno);
-	tid = run_to_sigstop(pid);
-	if (tid < 0) {
-		kill(pid, SIGKILL);
 		return die("target exited before stopping", ESRCH);
-	}
 	rc = backtrace(pid, tid, max, debuginfo);
-	kill(pid, SIGKILL);
-	while (waitpid(-1, NULL, __WALL) > 0)
-		;
+	ptrace_stop_kill(pid);
 	return rc ? die("backtrace", -rc) : 0;
 }

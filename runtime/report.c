@@ -1,0 +1,822 @@
+/* report.c -- maptap --report: who holds the address space.
+ *
+ * Per process (record), an interval map of the mapped bytes, each range
+ * charged to a site and tagged with a class; per site, live and peak
+ * bytes.  The event rules are those of maptap/report.h; what a site and a
+ * class are is in docs/report.md.  A pid seen again after its process
+ * exited (a fork or attach of a reused pid) starts a new record: the old
+ * one stays, frozen, for the report.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_state.h"
+
+static const char *const what_names[] = {
+	[RP_W_BEFORE_ATTACH] = "before attach",
+	[RP_W_EXECVE] = "execve",
+	[RP_W_INHERITED] = "inherited",
+	[RP_W_NO_STACK] = "no stack",
+	[RP_W_KERNEL] = "kernel",
+	[RP_W_CALL] = "call",
+};
+
+const char *rp_what_name(unsigned what)
+{
+	return what_names[what < RP_W_CALL ? what : RP_W_CALL];
+}
+
+/* ---- hash index ---- */
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+typedef bool (*ix_match_fn)(const void *ctx, uint32_t idx, const void *key);
+typedef uint64_t (*ix_hash_fn)(const void *ctx, uint32_t idx);
+
+/* The index whose entry matches KEY, or -1. */
+static long ix_find(const struct rp_ix *ix, uint64_t h, ix_match_fn match,
+		    const void *ctx, const void *key)
+{
+	size_t i;
+
+	if (!ix->cap)
+		return -1;
+	for (i = h & (ix->cap - 1); ix->slot[i]; i = (i + 1) & (ix->cap - 1))
+		if (match(ctx, ix->slot[i] - 1, key))
+			return (long)ix->slot[i] - 1;
+	return -1;
+}
+
+static void ix_put(struct rp_ix *ix, uint64_t h, uint32_t idx)
+{
+	size_t i = h & (ix->cap - 1);
+
+	while (ix->slot[i])
+		i = (i + 1) & (ix->cap - 1);
+	ix->slot[i] = idx + 1;
+	ix->n++;
+}
+
+/* Add IDX (hash H); HASH_OF rehashes the others when the table grows. */
+static int ix_add(struct rp_ix *ix, uint64_t h, uint32_t idx,
+		  ix_hash_fn hash_of, const void *ctx)
+{
+	if ((ix->n + 1) * 2 > ix->cap) {
+		size_t cap = ix->cap ? ix->cap * 2 : 16, i;
+		struct rp_ix big = { calloc(cap, sizeof(uint32_t)), cap, 0 };
+
+		if (!big.slot)
+			return -ENOMEM;
+		for (i = 0; i < ix->cap; i++)
+			if (ix->slot[i])
+				ix_put(&big, hash_of(ctx, ix->slot[i] - 1),
+				       ix->slot[i] - 1);
+		free(ix->slot);
+		*ix = big;
+	}
+	ix_put(ix, h, idx);
+	return 0;
+}
+
+/* Replace the entry matching KEY by IDX (it must exist). */
+static void ix_set(struct rp_ix *ix, uint64_t h, ix_match_fn match,
+		   const void *ctx, const void *key, uint32_t idx)
+{
+	size_t i;
+
+	for (i = h & (ix->cap - 1); ix->slot[i]; i = (i + 1) & (ix->cap - 1))
+		if (match(ctx, ix->slot[i] - 1, key)) {
+			ix->slot[i] = idx + 1;
+			return;
+		}
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 8;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, n * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* ---- classes ---- */
+
+static bool cls_match(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct maptap_report *r = ctx;
+
+	return strcmp(r->cls[idx].key, key) == 0;
+}
+
+static uint64_t cls_hash(const void *ctx, uint32_t idx)
+{
+	const struct maptap_report *r = ctx;
+
+	return hash_bytes(r->cls[idx].key, strlen(r->cls[idx].key));
+}
+
+/* The id of the class KEY: "m" KIND ANON PATH for a module, "n" NAME for
+ * anonymous memory.  -ENOMEM, or the id. */
+static long class_intern(struct maptap_report *r, char *key, size_t len)
+{
+	uint64_t h = hash_bytes(key, len);
+	long id = ix_find(&r->cls_ix, h, cls_match, r, key);
+	struct rp_class *c;
+
+	if (id >= 0)
+		return id;
+	if (grow((void **)&r->cls, &r->cls_cap, r->ncls + 1, sizeof(*c)))
+		return -ENOMEM;
+	c = &r->cls[r->ncls];
+	c->key = strdup(key);
+	if (!c->key || ix_add(&r->cls_ix, h, (uint32_t)r->ncls, cls_hash, r)) {
+		free(c->key);
+		return -ENOMEM;
+	}
+	c->module = key[0] == 'm';
+	c->kind = c->module ? (enum maptap_segment_kind)(key[1] - '0') :
+			      MAPTAP_SEG_NONE;
+	c->anon = c->module && key[2] == 'a';
+	c->name = c->key + (c->module ? 3 : 1);
+	return (long)r->ncls++;
+}
+
+static long class_make(struct maptap_report *r, bool module,
+		       enum maptap_segment_kind kind, bool anon,
+		       const char *name, size_t name_len)
+{
+	char stack[256], *key = stack;
+	size_t len = name_len + 3;
+	long id;
+
+	if (len + 1 > sizeof(stack)) {
+		key = malloc(len + 1);
+		if (!key)
+			return -ENOMEM;
+	}
+	if (module) {
+		key[0] = 'm';
+		key[1] = (char)('0' + kind);
+		key[2] = anon ? 'a' : 'f';
+	} else {
+		key[0] = key[1] = key[2] = 'n';
+	}
+	memcpy(key + 3, name, name_len);
+	key[len] = '\0';
+	if (!module)	/* "n" NAME: no kind and flag bytes */
+		memmove(key + 1, key + 3, name_len + 1);
+	id = class_intern(r, key, module ? len : name_len + 1);
+	if (key != stack)
+		free(key);
+	return id;
+}
+
+/* The class of the new state of a range event (docs/report.md). */
+static long class_of(struct maptap_report *r, const struct maptap_event *ev)
+{
+	const struct maptap_module_desc *w = ev->where;
+	const struct maptap_vma *v = &ev->vma;
+
+	if (w && w->has_module && w->module.path) {
+		enum maptap_segment_kind kind =
+			w->has_segment ? w->segment.kind : MAPTAP_SEG_NONE;
+
+		return class_make(r, true, kind,
+				  w->anon && kind != MAPTAP_SEG_BSS,
+				  w->module.path, strlen(w->module.path));
+	}
+	if (maptap_vma_has_file(v) && v->kind != MAPTAP_VMA_SHMEM_NAMED &&
+	    v->name_len)
+		return class_make(r, true, MAPTAP_SEG_NONE, false, v->name,
+				  v->name_len);
+	if (!v->name_len)
+		return class_make(r, false, 0, false, "[anon]", 6);
+	return class_make(r, false, 0, false, v->name, v->name_len);
+}
+
+/* ---- sites ---- */
+
+struct site_key {
+	unsigned what;
+	unsigned n;
+	const struct maptap_frame *f;
+};
+
+static bool site_match(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct rp_site *s = &((const struct rp_proc *)ctx)->sites[idx];
+	const struct site_key *k = key;
+	unsigned i;
+
+	if (s->what != k->what || s->nframes != k->n)
+		return false;
+	for (i = 0; i < k->n; i++)
+		if (s->frames[i].pc != k->f[i].pc)
+			return false;
+	return true;
+}
+
+static uint64_t site_hash(const void *ctx, uint32_t idx)
+{
+	return ((const struct rp_proc *)ctx)->sites[idx].hash;
+}
+
+static uint64_t key_hash(const struct site_key *k)
+{
+	uint64_t h = mix64(k->what + 1);
+	unsigned i;
+
+	for (i = 0; i < k->n; i++)
+		h = mix64(h ^ k->f[i].pc);
+	return h;
+}
+
+/* The site of K in P, made (and symbolized) when new.  -ENOMEM or id. */
+static long site_get(struct maptap_report *r, struct rp_proc *p,
+		     const struct site_key *k)
+{
+	uint64_t h = key_hash(k);
+	long id = ix_find(&p->site_ix, h, site_match, p, k);
+	struct rp_site *s;
+
+	if (id >= 0)
+		return id;
+	if (grow((void **)&p->sites, &p->sites_cap, p->nsites + 1,
+		 sizeof(*s)))
+		return -ENOMEM;
+	s = &p->sites[p->nsites];
+	memset(s, 0, sizeof(*s));
+	s->what = k->what;
+	s->hash = h;
+	if (k->n) {
+		s->frames = calloc(k->n, sizeof(*s->frames));
+		if (!s->frames ||
+		    rp_frames_symbolize(r->m, p->pid, k->f, k->n, s->frames)) {
+			free(s->frames);
+			return -ENOMEM;
+		}
+		s->nframes = k->n;
+	}
+	if (ix_add(&p->site_ix, h, (uint32_t)p->nsites, site_hash, p)) {
+		rp_frames_free(s->frames, s->nframes);
+		free(s->frames);
+		return -ENOMEM;
+	}
+	return (long)p->nsites++;
+}
+
+/* The site a charging event EV goes to. */
+static long site_for(struct maptap_report *r, struct rp_proc *p,
+		     const struct maptap_event *ev,
+		     const struct maptap_frame *frames, unsigned n)
+{
+	struct site_key k = { RP_W_CALL, 0, NULL };
+	unsigned first;
+
+	if (ev->syscall_nr < 0 && ev->kind == MAPTAP_EV_GROW)
+		return RP_W_KERNEL;
+	if (!frames || !n)
+		return RP_W_NO_STACK;
+	first = rp_site_start(r->m, p->pid, frames, n, r->opts.site_frames,
+			      &k.n);
+	k.f = frames + first;
+	return site_get(r, p, &k);
+}
+
+/* ---- processes ---- */
+
+static bool pid_match(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct maptap_report *r = ctx;
+
+	return r->procs[idx]->pid == *(const pid_t *)key;
+}
+
+static uint64_t pid_hash(const void *ctx, uint32_t idx)
+{
+	const struct maptap_report *r = ctx;
+
+	return mix64((uint64_t)r->procs[idx]->pid);
+}
+
+static struct rp_proc *proc_find(const struct maptap_report *r, pid_t pid)
+{
+	long id = ix_find(&r->pid_ix, mix64((uint64_t)pid), pid_match, r,
+			  &pid);
+
+	return id < 0 ? NULL : r->procs[id];
+}
+
+static void proc_free(struct rp_proc *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	rp_map_free(&p->map);
+	for (i = 0; i < p->nsites; i++) {
+		rp_frames_free(p->sites[i].frames, p->sites[i].nframes);
+		free(p->sites[i].frames);
+	}
+	for (i = 0; i < p->ndl; i++) {
+		rp_frames_free(p->dl[i].frames, p->dl[i].nframes);
+		free(p->dl[i].frames);
+		free(p->dl[i].path);
+	}
+	free(p->dl);
+	free(p->sites);
+	free(p->site_ix.slot);
+	free(p->exe);
+	free(p);
+}
+
+/* A new record for PID, which becomes the one PID names. */
+static struct rp_proc *proc_new(struct maptap_report *r, pid_t pid)
+{
+	struct rp_proc *p = calloc(1, sizeof(*p));
+	bool had = proc_find(r, pid) != NULL;
+	uint64_t h = mix64((uint64_t)pid);
+	unsigned w;
+
+	if (!p || grow((void **)&r->procs, &r->procs_cap, r->nprocs + 1,
+		       sizeof(*r->procs)))
+		goto fail;
+	p->pid = pid;
+	rp_map_init(&p->map, mix64((uint64_t)pid ^ r->nprocs));
+	for (w = 0; w < RP_W_CALL; w++) {
+		struct site_key k = { w, 0, NULL };
+
+		if (site_get(r, p, &k) < 0)
+			goto fail;
+	}
+	p->snap_site = RP_W_BEFORE_ATTACH;
+	if (had)
+		ix_set(&r->pid_ix, h, pid_match, r, &pid, (uint32_t)r->nprocs);
+	else if (ix_add(&r->pid_ix, h, (uint32_t)r->nprocs, pid_hash, r))
+		goto fail;
+	r->procs[r->nprocs++] = p;
+	return p;
+fail:
+	proc_free(p);
+	return NULL;
+}
+
+/* The live record of PID: a new one when PID is unknown or its process
+ * exited (a reused pid). */
+static struct rp_proc *proc_fresh(struct maptap_report *r, pid_t pid)
+{
+	struct rp_proc *p = proc_find(r, pid);
+
+	return p && !p->exited && !p->detached ? p : proc_new(r, pid);
+}
+
+static struct rp_proc *proc_get(struct maptap_report *r, pid_t pid)
+{
+	struct rp_proc *p = proc_find(r, pid);
+
+	return p ? p : proc_new(r, pid);
+}
+
+static int set_exe(struct rp_proc *p, const char *path)
+{
+	char *d;
+
+	if (!path)
+		return 0;
+	d = strdup(path);
+	if (!d)
+		return -ENOMEM;
+	free(p->exe);
+	p->exe = d;
+	return 0;
+}
+
+/* ---- accounting ---- */
+
+static void uncharge(void *arg, uint32_t site, uint64_t bytes)
+{
+	struct rp_proc *p = arg;
+
+	p->sites[site].live -= bytes;
+}
+
+static void charge(struct rp_proc *p, long site, uint64_t bytes)
+{
+	struct rp_site *s = &p->sites[site];
+
+	if (!bytes)
+		return;
+	s->live += bytes;
+	s->maps++;
+	if (s->live > s->peak)
+		s->peak = s->live;
+}
+
+static void note_peak(struct rp_proc *p, uint64_t time_ns)
+{
+	if (p->map.bytes > p->peak) {
+		p->peak = p->map.bytes;
+		p->peak_ns = time_ns;
+	}
+}
+
+static int on_snapshot(struct maptap_report *r, struct rp_proc *p,
+		       const struct maptap_event *ev, long cls)
+{
+	uint64_t added;
+	int err;
+
+	(void)r;
+	err = rp_map_fill(&p->map, ev->vma.start, ev->vma.end, p->snap_site,
+			  (uint32_t)cls, &added);
+	if (!err)
+		charge(p, p->snap_site, added);
+	return err;
+}
+
+static int on_grow(struct rp_proc *p, const struct maptap_event *ev,
+		   long site, long cls)
+{
+	const struct maptap_vma *v = &ev->vma, *o = &ev->old;
+	uint64_t lo = o->start > v->start ? o->start : v->start;
+	uint64_t hi = o->end < v->end ? o->end : v->end;
+	int err = 0;
+
+	if (lo >= hi)	/* no unchanged part: all of it is new */
+		lo = hi = v->end;
+	if (v->start < lo)
+		err = rp_map_assign(&p->map, v->start, lo, (uint32_t)site,
+				    (uint32_t)cls, uncharge, p);
+	if (!err && hi < v->end)
+		err = rp_map_assign(&p->map, hi, v->end, (uint32_t)site,
+				    (uint32_t)cls, uncharge, p);
+	if (!err)
+		charge(p, site, (lo - v->start) + (v->end - hi));
+	return err;
+}
+
+static int on_shrink(struct rp_proc *p, const struct maptap_event *ev)
+{
+	const struct maptap_vma *v = &ev->vma, *o = &ev->old;
+	int err = 0;
+
+	if (o->start < v->start)
+		err = rp_map_erase(&p->map, o->start, v->start, uncharge, p);
+	if (!err && v->end < o->end)
+		err = rp_map_erase(&p->map, v->end, o->end, uncharge, p);
+	return err;
+}
+
+static bool brings_bytes(const struct maptap_event *ev)
+{
+	switch (ev->kind) {
+	case MAPTAP_EV_MAP:
+	case MAPTAP_EV_REPLACE:
+	case MAPTAP_EV_GROW:
+		return true;
+	case MAPTAP_EV_MOVE:
+		return ev->vma.end - ev->vma.start > ev->old.end - ev->old.start;
+	default:
+		return false;
+	}
+}
+
+bool maptap_report_wants_stack(const struct maptap_event *ev)
+{
+	return ev && maptap_event_is_range(ev->kind) && ev->syscall_nr >= 0 &&
+	       !ev->snapshot && brings_bytes(ev);
+}
+
+static int on_range(struct maptap_report *r, struct rp_proc *p,
+		    const struct maptap_event *ev,
+		    const struct maptap_frame *frames, unsigned n)
+{
+	const struct maptap_vma *v = &ev->vma;
+	long cls = 0, site = 0;
+	uint64_t added;
+	int err;
+
+	if (ev->kind != MAPTAP_EV_UNMAP && ev->kind != MAPTAP_EV_SHRINK) {
+		cls = class_of(r, ev);
+		if (cls < 0)
+			return (int)cls;
+	}
+	if (ev->kind == MAPTAP_EV_MAP && ev->snapshot)
+		return on_snapshot(r, p, ev, cls);
+	if (brings_bytes(ev)) {
+		site = site_for(r, p, ev, frames, n);
+		if (site < 0)
+			return (int)site;
+	}
+	switch (ev->kind) {
+	case MAPTAP_EV_MAP:
+	case MAPTAP_EV_REPLACE:
+		err = rp_map_assign(&p->map, v->start, v->end, (uint32_t)site,
+				    (uint32_t)cls, uncharge, p);
+		if (!err)
+			charge(p, site, v->end - v->start);
+		return err;
+	case MAPTAP_EV_UNMAP:
+		return rp_map_erase(&p->map, v->start, v->end, uncharge, p);
+	case MAPTAP_EV_PROTECT:
+	case MAPTAP_EV_RENAME:
+		return rp_map_reclass(&p->map, v->start, v->end,
+				      (uint32_t)cls);
+	case MAPTAP_EV_MOVE:
+		err = rp_map_move(&p->map, ev->old.start, ev->old.end,
+				  v->start, v->end, (uint32_t)site,
+				  (uint32_t)cls, uncharge, p, &added);
+		if (!err)
+			charge(p, site, added);
+		return err;
+	case MAPTAP_EV_GROW:
+		return on_grow(p, ev, site, cls);
+	case MAPTAP_EV_SHRINK:
+		return on_shrink(p, ev);
+	default:
+		return 0;
+	}
+}
+
+static int on_fork(struct maptap_report *r, const struct maptap_event *ev)
+{
+	struct rp_proc *parent = proc_find(r, ev->pid), *c;
+	int err;
+
+	c = proc_fresh(r, ev->child);
+	if (!c)
+		return -ENOMEM;
+	c->snap_site = RP_W_INHERITED;
+	err = set_exe(c, ev->path ? ev->path : parent ? parent->exe : NULL);
+	if (err || !parent || c->map.root)
+		return err;
+	err = rp_map_copy(&c->map, &parent->map, RP_W_INHERITED);
+	if (err)
+		return err;
+	charge(c, RP_W_INHERITED, c->map.bytes);
+	note_peak(c, ev->time_ns);
+	return 0;
+}
+
+static int on_exec(struct maptap_report *r, const struct maptap_event *ev)
+{
+	struct rp_proc *p = proc_get(r, ev->pid);
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	err = rp_map_erase(&p->map, 0, UINT64_MAX, uncharge, p);
+	p->snap_site = RP_W_EXECVE;
+	return err ? err : set_exe(p, ev->path);
+}
+
+static int on_process(struct maptap_report *r, const struct maptap_event *ev)
+{
+	struct rp_proc *p;
+
+	switch (ev->kind) {
+	case MAPTAP_EV_ATTACH:
+		p = proc_fresh(r, ev->pid);
+		if (!p)
+			return -ENOMEM;
+		p->snap_site = RP_W_BEFORE_ATTACH;
+		return set_exe(p, ev->path);
+	case MAPTAP_EV_EXEC:
+		return on_exec(r, ev);
+	case MAPTAP_EV_FORK:
+		return on_fork(r, ev);
+	case MAPTAP_EV_EXIT:
+		p = proc_find(r, ev->pid);
+		if (p && ev->group_exit && !p->exited) {
+			p->exited = true;
+			p->status = ev->status;
+		}
+		return 0;
+	case MAPTAP_EV_DETACH:
+		p = proc_find(r, ev->pid);
+		if (p)
+			p->detached = true;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* A process event that failed leaves its process incomplete. */
+static int process_event(struct maptap_report *r,
+			 const struct maptap_event *ev)
+{
+	int err = on_process(r, ev);
+	struct rp_proc *p;
+
+	if (!err)
+		return 0;
+	p = proc_find(r, ev->kind == MAPTAP_EV_FORK ? ev->child : ev->pid);
+	if (p)
+		p->incomplete = true;
+	return err;
+}
+
+int maptap_report_event(struct maptap_report *r,
+			const struct maptap_event *ev,
+			const struct maptap_frame *frames, unsigned nframes)
+{
+	struct rp_proc *p;
+	int err;
+
+	if (!r || !ev)
+		return -EINVAL;
+	if (!r->first_ns)
+		r->first_ns = ev->time_ns ? ev->time_ns : 1;
+	if (!maptap_event_is_range(ev->kind))
+		return process_event(r, ev);
+	p = proc_get(r, ev->pid);
+	if (!p)
+		return -ENOMEM;
+	if (p->exited)		/* frozen as it was at its exit */
+		return 0;
+	err = on_range(r, p, ev, frames, nframes);
+	if (err)
+		p->incomplete = true;
+	note_peak(p, ev->time_ns);
+	return err;
+}
+
+/* ---- dlopen / dlclose ---- */
+
+static int dl_add(struct maptap_report *r, struct rp_proc *p,
+		  const struct maptap_module_event *me, enum rp_dl_op op,
+		  const struct maptap_frame *frames, unsigned n)
+{
+	struct rp_dl *d;
+	unsigned first;
+
+	/* The stack from the caller of dlopen/dlclose: the first frame
+	 * outside libc and the loader. */
+	for (first = 0; first < n; first++) {
+		const char *base, *sym;
+
+		rp_frame_quick(r->m, p->pid, &frames[first], &base, &sym);
+		if (!rp_module_is_libc(base))
+			break;
+	}
+	if (grow((void **)&p->dl, &p->dl_cap, p->ndl + 1, sizeof(*d)))
+		return -ENOMEM;
+	d = &p->dl[p->ndl];
+	memset(d, 0, sizeof(*d));
+	d->op = op;
+	d->time_ns = me->time_ns;
+	d->tid = me->tid;
+	d->path = strdup(me->module && me->module->path ? me->module->path :
+			 "");
+	if (!d->path)
+		return -ENOMEM;
+	if (first < n) {
+		d->frames = calloc(n - first, sizeof(*d->frames));
+		if (!d->frames || rp_frames_symbolize(r->m, p->pid,
+						      frames + first,
+						      n - first, d->frames)) {
+			free(d->frames);
+			free(d->path);
+			return -ENOMEM;
+		}
+		d->nframes = n - first;
+	}
+	p->ndl++;
+	return 0;
+}
+
+int maptap_report_module_event(struct maptap_report *r,
+			       const struct maptap_module_event *me,
+			       const struct maptap_frame *frames,
+			       unsigned nframes)
+{
+	enum rp_dl_op want, op = RP_DL_NONE;
+	struct rp_proc *p;
+	unsigned i;
+	int err;
+
+	if (!r || !me)
+		return -EINVAL;
+	/* Data files the loader maps on the way (/etc/ld.so.cache, while
+	 * dlopen searches) are no libraries: only ELF objects count. */
+	if (!me->module || me->module->type == MAPTAP_MODULE_FILE ||
+	    me->module->type == MAPTAP_MODULE_JIT)
+		return 0;
+	p = proc_get(r, me->pid);
+	if (!p)
+		return -ENOMEM;
+	if (p->exited)
+		return 0;
+	want = me->kind == MAPTAP_MODULE_LOAD ? RP_DL_OPEN : RP_DL_CLOSE;
+	for (i = 0; frames && i < nframes && op != want; i++) {
+		const char *base, *sym;
+
+		rp_frame_quick(r->m, p->pid, &frames[i], &base, &sym);
+		op = rp_symbol_dl_op(sym);
+	}
+	if (op != want) {
+		if (want == RP_DL_OPEN)
+			p->loads_at_start++;
+		return 0;
+	}
+	err = dl_add(r, p, me, op, frames, nframes);
+	if (err)
+		p->incomplete = true;
+	return err;
+}
+
+/* ---- the object ---- */
+
+int maptap_report_new(struct maptap_modules *m,
+		      const struct maptap_report_opts *opts,
+		      struct maptap_report **out)
+{
+	struct maptap_report *r;
+
+	if (!m || !out)
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->m = m;
+	if (opts)
+		r->opts = *opts;
+	if (!r->opts.site_frames)
+		r->opts.site_frames = 3;
+	if (!r->opts.top)
+		r->opts.top = 20;
+	*out = r;
+	return 0;
+}
+
+void maptap_report_free(struct maptap_report *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nprocs; i++)
+		proc_free(r->procs[i]);
+	for (i = 0; i < r->ncls; i++)
+		free(r->cls[i].key);
+	free(r->procs);
+	free(r->pid_ix.slot);
+	free(r->cls);
+	free(r->cls_ix.slot);
+	free(r);
+}
+
+int maptap_report_totals(const struct maptap_report *r, pid_t pid,
+			 struct maptap_report_totals *out)
+{
+	const struct rp_proc *p = r ? proc_find(r, pid) : NULL;
+	size_t i;
+
+	if (!p || !out)
+		return -ESRCH;
+	memset(out, 0, sizeof(*out));
+	out->live_bytes = p->map.bytes;
+	out->peak_bytes = p->peak;
+	out->peak_ns = p->peak_ns;
+	for (i = 0; i < p->nsites; i++)
+		if (p->sites[i].live)
+			out->sites++;
+	out->exited = p->exited;
+	out->ended = p->exited || p->detached;
+	out->status = p->status;
+	return 0;
+}

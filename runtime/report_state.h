@@ -1,0 +1,88 @@
+/* report_state.h -- private: the state of a report, shared by report.c
+ * (which keeps it) and report_print.c (which prints it).
+ */
+#ifndef MAPTAP_REPORT_STATE_H
+#define MAPTAP_REPORT_STATE_H
+
+#include "report_priv.h"
+
+/* Pseudo sites: the first site ids of every process. */
+enum rp_what {
+	RP_W_BEFORE_ATTACH = 0,
+	RP_W_EXECVE,
+	RP_W_INHERITED,
+	RP_W_NO_STACK,
+	RP_W_KERNEL,
+	RP_W_CALL,		/* every id from here is a call site */
+};
+
+/* The names of enum rp_what, as JSON's "what" has them. */
+const char *rp_what_name(unsigned what);
+
+struct rp_site {
+	uint64_t live;		/* bytes */
+	uint64_t peak;		/* bytes */
+	uint64_t maps;		/* charging events */
+	uint64_t hash;
+	unsigned what;		/* enum rp_what */
+	unsigned nframes;
+	struct rp_frame *frames;	/* [nframes]: the key is their pcs */
+};
+
+/* Open addressing from a hash to an index (slot: index + 1; 0: free). */
+struct rp_ix {
+	uint32_t *slot;
+	size_t cap;		/* a power of two, or 0 */
+	size_t n;
+};
+
+struct rp_dl {
+	enum rp_dl_op op;
+	uint64_t time_ns;
+	pid_t tid;
+	char *path;
+	unsigned nframes;
+	struct rp_frame *frames;
+};
+
+struct rp_proc {
+	pid_t pid;
+	char *exe;		/* NULL: unknown */
+	struct rp_map map;
+	struct rp_site *sites;
+	size_t nsites, sites_cap;
+	struct rp_ix site_ix;
+	uint64_t peak, peak_ns;	/* bytes; CLOCK_MONOTONIC ns */
+	bool exited;		/* the last thread exited: frozen */
+	bool detached;
+	bool incomplete;	/* an event could not be accounted */
+	int status;
+	unsigned snap_site;	/* where the next snapshot MAPs go */
+	uint64_t loads_at_start;
+	struct rp_dl *dl;
+	size_t ndl, dl_cap;
+};
+
+/* A class: a module's segment kind (MODULE true: NAME is the path), or
+ * an anonymous name ("[heap]", "[anon]", ...). */
+struct rp_class {
+	char *key;		/* what the table hashes */
+	const char *name;	/* inside KEY */
+	bool module;
+	bool anon;		/* the program's anonymous copy of a segment */
+	enum maptap_segment_kind kind;
+};
+
+struct maptap_report {
+	struct maptap_modules *m;
+	struct maptap_report_opts opts;
+	struct rp_proc **procs;	/* in the order first seen */
+	size_t nprocs, procs_cap;
+	struct rp_ix pid_ix;	/* pid -> its latest record */
+	struct rp_class *cls;
+	size_t ncls, cls_cap;
+	struct rp_ix cls_ix;
+	uint64_t first_ns;	/* time of the first event; 0: none yet */
+};
+
+#endif
