@@ -507,6 +507,23 @@ def check_refusals():
                   "--stacks with --report but no --log", flag)
 
 
+def check_unwritable():
+    """A report that cannot be written is said once on stderr; the run
+    keeps the command's status; with --log, whose output failed first,
+    nothing more is said."""
+    if not os.path.exists("/dev/full"):
+        t.skip("unwritable report: no /dev/full")
+        return
+    for extra, want in ((["--report"], "cannot write the report"),
+                        (["--report", "--log"], "cannot write the output")):
+        name = "%s -o /dev/full" % " ".join(extra)
+        r = t.maptap(extra + ["-o", "/dev/full", "-c", "/bin/true"],
+                     json_out=False, verify=False)
+        err = r.stderr.splitlines()
+        t.ok(r.status == 0 and len(err) == 1 and want in err[0],
+             "%s: status 0, one line on stderr (%r)" % (name, err[:3]))
+
+
 def main():
     prog = t.build("r_chain")
     data = data_file(8192)
@@ -522,6 +539,7 @@ def main():
     check_python()
     check_cxx()
     check_refusals()
+    check_unwritable()
     t.done()
 
 
