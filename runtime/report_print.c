@@ -154,7 +154,8 @@ static void json_classes(FILE *fp, const struct maptap_report *r,
 
 		fputs(i ? ",{\"path\":" : "{\"path\":", fp);
 		json_cstr(fp, c->name);
-		fprintf(fp, ",\"kind\":\"%s\",", maptap_segment_kind_name(c->kind));
+		fprintf(fp, ",\"kind\":\"%s\",",
+			maptap_segment_kind_name(c->kind));
 		if (c->anon)
 			fputs("\"anon\":true,", fp);
 		fprintf(fp, "\"bytes\":%" PRIu64 "}", mod[i].bytes);

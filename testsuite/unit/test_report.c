@@ -183,7 +183,11 @@ static long long class_live(const struct maptap_report *r, pid_t pid,
 /* The fixture of process 100 (checked step by step when CHECK). */
 static void fixture(struct maptap_report *r, bool check)
 {
-	#define EQ(got, want, name) do { if (check) tap_int_eq((long long)(got), (long long)(want), name); } while (0)
+#define EQ(got, want, name) \
+	do { \
+		if (check) \
+			tap_int_eq((long long)(got), (long long)(want), name); \
+	} while (0)
 
 	proc_ev(r, MAPTAP_EV_ATTACH, 100, 0, "/bin/fixture");
 	{
@@ -273,7 +277,7 @@ static void fixture(struct maptap_report *r, bool check)
 	range(r, MAPTAP_EV_PROTECT, 100, 0x102 * K, 0x103 * K, NULL, NULL, 0);
 	EQ(site_live(r, 100, 0xa1), 4 * K, "protect keeps the site");
 	EQ(live(r, 100), (4 + 4 + 1 + 2) * K, "total after renames");
-	#undef EQ
+#undef EQ
 }
 
 static void test_fixture(void)
