@@ -299,6 +299,8 @@ static int on_exec(struct maptap_report *r, const struct maptap_event *ev)
 
 	if (!p)
 		return -ENOMEM;
+	if (p->exited)		/* frozen, as for range events */
+		return 0;
 	err = rp_map_erase(&p->map, 0, UINT64_MAX, uncharge, p);
 	p->snap_site = RP_W_EXECVE;
 	return err ? err : set_exe(p, ev->path);

@@ -346,6 +346,8 @@ static void test_fixture(void)
 		feed(r, ev, NULL, 0);
 	}
 	range(r, MAPTAP_EV_UNMAP, 200, 0x900 * K, 0x903 * K, NULL, NULL, 0);
+	proc_ev(r, MAPTAP_EV_EXEC, 200, 0, "/bin/late");
+	tap_str_eq(rec(r, 200)->exe, "/bin/new", "exec after exit: ignored");
 	maptap_report_totals(r, 200, &t);
 	tap_ok(t.exited && t.ended && t.status == 3 << 8, "exit recorded");
 	tap_int_eq((long long)t.live_bytes, 3 * K, "frozen at exit");
@@ -533,6 +535,7 @@ static void test_text(void)
 	ev.group_exit = true;
 	ev.status = 9;
 	feed(r, ev, NULL, 0);
+	proc_ev(r, MAPTAP_EV_EXEC, 3, 0, "/bin/two\nlines");
 	ev.pid = ev.tid = 3;
 	ev.status = 3 << 8;
 	feed(r, ev, NULL, 0);
@@ -552,6 +555,8 @@ static void test_text(void)
 		       "state: killed by a signal");
 	good &= tap_ok(strstr(text, "): exited with status 3") != NULL,
 		       "state: exited");
+	good &= tap_ok(strstr(text, "pid 3 (/bin/two\\012lines): ") != NULL,
+		       "a newline in a name is written \\012");
 	if (!good)
 		tap_diag("%s", text);
 	free(text);
