@@ -15,307 +15,6 @@
 
 #include "report_state.h"
 
-static const char *const what_names[] = {
-	[RP_W_BEFORE_ATTACH] = "before attach",
-	[RP_W_EXECVE] = "execve",
-	[RP_W_INHERITED] = "inherited",
-	[RP_W_NO_STACK] = "no stack",
-	[RP_W_KERNEL] = "kernel",
-	[RP_W_CALL] = "call",
-};
-
-const char *rp_what_name(unsigned what)
-{
-	return what_names[what < RP_W_CALL ? what : RP_W_CALL];
-}
-
-/* ---- hash index ---- */
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
-static uint64_t hash_bytes(const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-typedef bool (*ix_match_fn)(const void *ctx, uint32_t idx, const void *key);
-typedef uint64_t (*ix_hash_fn)(const void *ctx, uint32_t idx);
-
-/* The index whose entry matches KEY, or -1. */
-static long ix_find(const struct rp_ix *ix, uint64_t h, ix_match_fn match,
-		    const void *ctx, const void *key)
-{
-	size_t i;
-
-	if (!ix->cap)
-		return -1;
-	for (i = h & (ix->cap - 1); ix->slot[i]; i = (i + 1) & (ix->cap - 1))
-		if (match(ctx, ix->slot[i] - 1, key))
-			return (long)ix->slot[i] - 1;
-	return -1;
-}
-
-static void ix_put(struct rp_ix *ix, uint64_t h, uint32_t idx)
-{
-	size_t i = h & (ix->cap - 1);
-
-	while (ix->slot[i])
-		i = (i + 1) & (ix->cap - 1);
-	ix->slot[i] = idx + 1;
-	ix->n++;
-}
-
-/* Add IDX (hash H); HASH_OF rehashes the others when the table grows. */
-static int ix_add(struct rp_ix *ix, uint64_t h, uint32_t idx,
-		  ix_hash_fn hash_of, const void *ctx)
-{
-	if ((ix->n + 1) * 2 > ix->cap) {
-		size_t cap = ix->cap ? ix->cap * 2 : 16, i;
-		struct rp_ix big = { calloc(cap, sizeof(uint32_t)), cap, 0 };
-
-		if (!big.slot)
-			return -ENOMEM;
-		for (i = 0; i < ix->cap; i++)
-			if (ix->slot[i])
-				ix_put(&big, hash_of(ctx, ix->slot[i] - 1),
-				       ix->slot[i] - 1);
-		free(ix->slot);
-		*ix = big;
-	}
-	ix_put(ix, h, idx);
-	return 0;
-}
-
-/* Replace the entry matching KEY by IDX (it must exist). */
-static void ix_set(struct rp_ix *ix, uint64_t h, ix_match_fn match,
-		   const void *ctx, const void *key, uint32_t idx)
-{
-	size_t i;
-
-	for (i = h & (ix->cap - 1); ix->slot[i]; i = (i + 1) & (ix->cap - 1))
-		if (match(ctx, ix->slot[i] - 1, key)) {
-			ix->slot[i] = idx + 1;
-			return;
-		}
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 8;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
-/* ---- classes ---- */
-
-static bool cls_match(const void *ctx, uint32_t idx, const void *key)
-{
-	const struct maptap_report *r = ctx;
-
-	return strcmp(r->cls[idx].key, key) == 0;
-}
-
-static uint64_t cls_hash(const void *ctx, uint32_t idx)
-{
-	const struct maptap_report *r = ctx;
-
-	return hash_bytes(r->cls[idx].key, strlen(r->cls[idx].key));
-}
-
-/* The id of the class KEY: "m" KIND ANON PATH for a module, "n" NAME for
- * anonymous memory.  -ENOMEM, or the id. */
-static long class_intern(struct maptap_report *r, char *key, size_t len)
-{
-	uint64_t h = hash_bytes(key, len);
-	long id = ix_find(&r->cls_ix, h, cls_match, r, key);
-	struct rp_class *c;
-
-	if (id >= 0)
-		return id;
-	if (grow((void **)&r->cls, &r->cls_cap, r->ncls + 1, sizeof(*c)))
-		return -ENOMEM;
-	c = &r->cls[r->ncls];
-	c->key = strdup(key);
-	if (!c->key || ix_add(&r->cls_ix, h, (uint32_t)r->ncls, cls_hash, r)) {
-		free(c->key);
-		return -ENOMEM;
-	}
-	c->module = key[0] == 'm';
-	c->kind = c->module ? (enum maptap_segment_kind)(key[1] - '0') :
-			      MAPTAP_SEG_NONE;
-	c->anon = c->module && key[2] == 'a';
-	c->name = c->key + (c->module ? 3 : 1);
-	return (long)r->ncls++;
-}
-
-static long class_make(struct maptap_report *r, bool module,
-		       enum maptap_segment_kind kind, bool anon,
-		       const char *name, size_t name_len)
-{
-	char stack[256], *key = stack;
-	size_t len = name_len + 3;
-	long id;
-
-	if (len + 1 > sizeof(stack)) {
-		key = malloc(len + 1);
-		if (!key)
-			return -ENOMEM;
-	}
-	if (module) {
-		key[0] = 'm';
-		key[1] = (char)('0' + kind);
-		key[2] = anon ? 'a' : 'f';
-	} else {
-		key[0] = key[1] = key[2] = 'n';
-	}
-	memcpy(key + 3, name, name_len);
-	key[len] = '\0';
-	if (!module)	/* "n" NAME: no kind and flag bytes */
-		memmove(key + 1, key + 3, name_len + 1);
-	id = class_intern(r, key, module ? len : name_len + 1);
-	if (key != stack)
-		free(key);
-	return id;
-}
-
-/* The class of the new state of a range event (docs/report.md). */
-static long class_of(struct maptap_report *r, const struct maptap_event *ev)
-{
-	const struct maptap_module_desc *w = ev->where;
-	const struct maptap_vma *v = &ev->vma;
-
-	if (w && w->has_module && w->module.path) {
-		enum maptap_segment_kind kind =
-			w->has_segment ? w->segment.kind : MAPTAP_SEG_NONE;
-
-		return class_make(r, true, kind,
-				  w->anon && kind != MAPTAP_SEG_BSS,
-				  w->module.path, strlen(w->module.path));
-	}
-	if (maptap_vma_has_file(v) && v->kind != MAPTAP_VMA_SHMEM_NAMED &&
-	    v->name_len)
-		return class_make(r, true, MAPTAP_SEG_NONE, false, v->name,
-				  v->name_len);
-	if (!v->name_len)
-		return class_make(r, false, 0, false, "[anon]", 6);
-	return class_make(r, false, 0, false, v->name, v->name_len);
-}
-
-/* ---- sites ---- */
-
-struct site_key {
-	unsigned what;
-	unsigned n;
-	const struct maptap_frame *f;
-};
-
-static bool site_match(const void *ctx, uint32_t idx, const void *key)
-{
-	const struct rp_site *s = &((const struct rp_proc *)ctx)->sites[idx];
-	const struct site_key *k = key;
-	unsigned i;
-
-	if (s->what != k->what || s->nframes != k->n)
-		return false;
-	for (i = 0; i < k->n; i++)
-		if (s->frames[i].pc != k->f[i].pc)
-			return false;
-	return true;
-}
-
-static uint64_t site_hash(const void *ctx, uint32_t idx)
-{
-	return ((const struct rp_proc *)ctx)->sites[idx].hash;
-}
-
-static uint64_t key_hash(const struct site_key *k)
-{
-	uint64_t h = mix64(k->what + 1);
-	unsigned i;
-
-	for (i = 0; i < k->n; i++)
-		h = mix64(h ^ k->f[i].pc);
-	return h;
-}
-
-/* The site of K in P, made (and symbolized) when new.  -ENOMEM or id. */
-static long site_get(struct maptap_report *r, struct rp_proc *p,
-		     const struct site_key *k)
-{
-	uint64_t h = key_hash(k);
-	long id = ix_find(&p->site_ix, h, site_match, p, k);
-	struct rp_site *s;
-
-	if (id >= 0)
-		return id;
-	if (grow((void **)&p->sites, &p->sites_cap, p->nsites + 1,
-		 sizeof(*s)))
-		return -ENOMEM;
-	s = &p->sites[p->nsites];
-	memset(s, 0, sizeof(*s));
-	s->what = k->what;
-	s->hash = h;
-	if (k->n) {
-		s->frames = calloc(k->n, sizeof(*s->frames));
-		if (!s->frames ||
-		    rp_frames_symbolize(r->m, p->pid, k->f, k->n, s->frames)) {
-			free(s->frames);
-			return -ENOMEM;
-		}
-		s->nframes = k->n;
-	}
-	if (ix_add(&p->site_ix, h, (uint32_t)p->nsites, site_hash, p)) {
-		rp_frames_free(s->frames, s->nframes);
-		free(s->frames);
-		return -ENOMEM;
-	}
-	return (long)p->nsites++;
-}
-
-/* The site a charging event EV goes to. */
-static long site_for(struct maptap_report *r, struct rp_proc *p,
-		     const struct maptap_event *ev,
-		     const struct maptap_frame *frames, unsigned n)
-{
-	struct site_key k = { RP_W_CALL, 0, NULL };
-	unsigned first;
-
-	if (ev->syscall_nr < 0 && ev->kind == MAPTAP_EV_GROW)
-		return RP_W_KERNEL;
-	if (!frames || !n)
-		return RP_W_NO_STACK;
-	first = rp_site_start(r->m, p->pid, frames, n, r->opts.site_frames,
-			      &k.n);
-	k.f = frames + first;
-	return site_get(r, p, &k);
-}
-
 /* ---- processes ---- */
 
 static bool pid_match(const void *ctx, uint32_t idx, const void *key)
@@ -329,13 +28,13 @@ static uint64_t pid_hash(const void *ctx, uint32_t idx)
 {
 	const struct maptap_report *r = ctx;
 
-	return mix64((uint64_t)r->procs[idx]->pid);
+	return rp_mix64((uint64_t)r->procs[idx]->pid);
 }
 
 static struct rp_proc *proc_find(const struct maptap_report *r, pid_t pid)
 {
-	long id = ix_find(&r->pid_ix, mix64((uint64_t)pid), pid_match, r,
-			  &pid);
+	long id = rp_ix_find(&r->pid_ix, rp_mix64((uint64_t)pid), pid_match,
+			     r, &pid);
 
 	return id < 0 ? NULL : r->procs[id];
 }
@@ -368,24 +67,25 @@ static struct rp_proc *proc_new(struct maptap_report *r, pid_t pid)
 {
 	struct rp_proc *p = calloc(1, sizeof(*p));
 	bool had = proc_find(r, pid) != NULL;
-	uint64_t h = mix64((uint64_t)pid);
+	uint64_t h = rp_mix64((uint64_t)pid);
 	unsigned w;
 
-	if (!p || grow((void **)&r->procs, &r->procs_cap, r->nprocs + 1,
+	if (!p || rp_grow((void **)&r->procs, &r->procs_cap, r->nprocs + 1,
 		       sizeof(*r->procs)))
 		goto fail;
 	p->pid = pid;
-	rp_map_init(&p->map, mix64((uint64_t)pid ^ r->nprocs));
+	rp_map_init(&p->map, rp_mix64((uint64_t)pid ^ r->nprocs));
 	for (w = 0; w < RP_W_CALL; w++) {
-		struct site_key k = { w, 0, NULL };
+		struct rp_site_key k = { w, 0, NULL };
 
-		if (site_get(r, p, &k) < 0)
+		if (rp_site_get(r, p, &k) < 0)
 			goto fail;
 	}
 	p->snap_site = RP_W_BEFORE_ATTACH;
 	if (had)
-		ix_set(&r->pid_ix, h, pid_match, r, &pid, (uint32_t)r->nprocs);
-	else if (ix_add(&r->pid_ix, h, (uint32_t)r->nprocs, pid_hash, r))
+		rp_ix_set(&r->pid_ix, h, pid_match, r, &pid,
+			  (uint32_t)r->nprocs);
+	else if (rp_ix_add(&r->pid_ix, h, (uint32_t)r->nprocs, pid_hash, r))
 		goto fail;
 	r->procs[r->nprocs++] = p;
 	return p;
@@ -508,7 +208,8 @@ static bool brings_bytes(const struct maptap_event *ev)
 	case MAPTAP_EV_GROW:
 		return true;
 	case MAPTAP_EV_MOVE:
-		return ev->vma.end - ev->vma.start > ev->old.end - ev->old.start;
+		return ev->vma.end - ev->vma.start >
+		       ev->old.end - ev->old.start;
 	default:
 		return false;
 	}
@@ -530,14 +231,14 @@ static int on_range(struct maptap_report *r, struct rp_proc *p,
 	int err;
 
 	if (ev->kind != MAPTAP_EV_UNMAP && ev->kind != MAPTAP_EV_SHRINK) {
-		cls = class_of(r, ev);
+		cls = rp_class_of(r, ev);
 		if (cls < 0)
 			return (int)cls;
 	}
 	if (ev->kind == MAPTAP_EV_MAP && ev->snapshot)
 		return on_snapshot(r, p, ev, cls);
 	if (brings_bytes(ev)) {
-		site = site_for(r, p, ev, frames, n);
+		site = rp_site_for(r, p, ev, frames, n);
 		if (site < 0)
 			return (int)site;
 	}
@@ -598,6 +299,8 @@ static int on_exec(struct maptap_report *r, const struct maptap_event *ev)
 
 	if (!p)
 		return -ENOMEM;
+	if (p->exited)		/* frozen, as for range events */
+		return 0;
 	err = rp_map_erase(&p->map, 0, UINT64_MAX, uncharge, p);
 	p->snap_site = RP_W_EXECVE;
 	return err ? err : set_exe(p, ev->path);
@@ -693,7 +396,7 @@ static int dl_add(struct maptap_report *r, struct rp_proc *p,
 		if (!rp_module_is_libc(base))
 			break;
 	}
-	if (grow((void **)&p->dl, &p->dl_cap, p->ndl + 1, sizeof(*d)))
+	if (rp_grow((void **)&p->dl, &p->dl_cap, p->ndl + 1, sizeof(*d)))
 		return -ENOMEM;
 	d = &p->dl[p->ndl];
 	memset(d, 0, sizeof(*d));

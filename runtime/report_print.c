@@ -154,7 +154,8 @@ static void json_classes(FILE *fp, const struct maptap_report *r,
 
 		fputs(i ? ",{\"path\":" : "{\"path\":", fp);
 		json_cstr(fp, c->name);
-		fprintf(fp, ",\"kind\":\"%s\",", maptap_segment_kind_name(c->kind));
+		fprintf(fp, ",\"kind\":\"%s\",",
+			maptap_segment_kind_name(c->kind));
 		if (c->anon)
 			fputs("\"anon\":true,", fp);
 		fprintf(fp, "\"bytes\":%" PRIu64 "}", mod[i].bytes);
@@ -268,17 +269,40 @@ static double since(const struct maptap_report *r, uint64_t ns)
 			    -(double)(base - ns) / 1e9;
 }
 
+/* S for a line of text: control bytes as \ooo, as /proc/PID/maps writes
+ * a newline in a path (\012), so that one name never breaks the
+ * report's lines. */
+static void text_str(FILE *fp, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			fprintf(fp, "\\%03o", c);
+		else
+			fputc(c, fp);
+	}
+}
+
 /* One frame as "sym+0xOFF (file:line) [module basename]". */
 static void text_frame(FILE *fp, const struct rp_frame *f)
 {
-	if (f->symbol)
-		fprintf(fp, "%s+%#" PRIx64, f->symbol, f->offset);
-	else
+	if (f->symbol) {
+		text_str(fp, f->symbol);
+		fprintf(fp, "+%#" PRIx64, f->offset);
+	} else {
 		fprintf(fp, "%#" PRIx64, f->pc);
-	if (f->file)
-		fprintf(fp, " (%s:%d)", f->file, f->line);
-	if (f->module)
-		fprintf(fp, " [%s]", rp_basename(f->module));
+	}
+	if (f->file) {
+		fputs(" (", fp);
+		text_str(fp, f->file);
+		fprintf(fp, ":%d)", f->line);
+	}
+	if (f->module) {
+		fputs(" [", fp);
+		text_str(fp, rp_basename(f->module));
+		fputc(']', fp);
+	}
 }
 
 static void text_state(FILE *fp, const struct rp_proc *p)
@@ -358,15 +382,20 @@ static void text_classes(FILE *fp, const struct maptap_report *r,
 		snprintf(kind, sizeof(kind), "%s%s",
 			 maptap_segment_kind_name(c->kind),
 			 c->anon ? "(anon)" : "");
-		fprintf(fp, "    %14" PRIu64 " %10s  %-12s %s\n",
-			mod[i].bytes, human(mod[i].bytes, h), kind, c->name);
+		fprintf(fp, "    %14" PRIu64 " %10s  %-12s ",
+			mod[i].bytes, human(mod[i].bytes, h), kind);
+		text_str(fp, c->name);
+		fputc('\n', fp);
 	}
 	text_more(fp, mod, nm, top);
 	fputs("  by anonymous name:\n", fp);
 	fprintf(fp, "    %14s %10s  %s\n", "BYTES", "", "NAME");
-	for (i = 0; i < na && i < top; i++)
-		fprintf(fp, "    %14" PRIu64 " %10s  %s\n", anon[i].bytes,
-			human(anon[i].bytes, h), r->cls[anon[i].id].name);
+	for (i = 0; i < na && i < top; i++) {
+		fprintf(fp, "    %14" PRIu64 " %10s  ", anon[i].bytes,
+			human(anon[i].bytes, h));
+		text_str(fp, r->cls[anon[i].id].name);
+		fputc('\n', fp);
+	}
 	text_more(fp, anon, na, top);
 }
 
@@ -381,9 +410,10 @@ static void text_dl(FILE *fp, const struct maptap_report *r,
 	for (i = 0; i < p->ndl; i++) {
 		const struct rp_dl *d = &p->dl[i];
 
-		fprintf(fp, "    +%.6f s tid %d %s %s\n", since(r, d->time_ns),
-			(int)d->tid, d->op == RP_DL_OPEN ? "dlopen" : "dlclose",
-			d->path);
+		fprintf(fp, "    +%.6f s tid %d %s ", since(r, d->time_ns),
+			(int)d->tid, d->op == RP_DL_OPEN ? "dlopen" : "dlclose");
+		text_str(fp, d->path);
+		fputc('\n', fp);
 		for (j = 0; j < d->nframes; j++) {
 			fputs("        ", fp);
 			text_frame(fp, &d->frames[j]);
@@ -406,8 +436,9 @@ static int text_proc(FILE *fp, const struct maptap_report *r,
 		free(sites);
 		return -ENOMEM;
 	}
-	fprintf(fp, "maptap report: pid %d (%s): ", (int)p->pid,
-		p->exe ? p->exe : "?");
+	fprintf(fp, "maptap report: pid %d (", (int)p->pid);
+	text_str(fp, p->exe ? p->exe : "?");
+	fputs("): ", fp);
 	text_state(fp, p);
 	fprintf(fp, "%s\n", p->incomplete ?
 		" [incomplete: out of memory]" : "");

@@ -3,8 +3,11 @@
  * report_imap.c  the per-process interval map: byte ranges -> (site, class)
  * report_frames.c  which frames are allocation internals, site keys,
  *                  dlopen/dlclose detection, symbolizing frames
- * report.c       processes, sites, classes, and the event rules
+ * report.c       processes and the event rules
+ * report_sites.c call sites and classes
+ * report_index.c the hash index and growable arrays
  * report_print.c the text and JSON reports
+ * (report_state.h: the state these share)
  */
 #ifndef MAPTAP_REPORT_PRIV_H
 #define MAPTAP_REPORT_PRIV_H

@@ -1,5 +1,6 @@
 /* report_state.h -- private: the state of a report, shared by report.c
- * (which keeps it) and report_print.c (which prints it).
+ * (processes and the event rules), report_sites.c (sites and classes),
+ * report_index.c (hash index, arrays) and report_print.c (printing).
  */
 #ifndef MAPTAP_REPORT_STATE_H
 #define MAPTAP_REPORT_STATE_H
@@ -84,5 +85,55 @@ struct maptap_report {
 	struct rp_ix cls_ix;
 	uint64_t first_ns;	/* time of the first event; 0: none yet */
 };
+
+/* ---- report_index.c ---- */
+
+uint64_t rp_mix64(uint64_t x);
+uint64_t rp_hash_bytes(const void *p, size_t n);
+
+/* Does entry IDX of the caller's array (CTX) match KEY?  Its hash? */
+typedef bool (*rp_ix_match_fn)(const void *ctx, uint32_t idx,
+			       const void *key);
+typedef uint64_t (*rp_ix_hash_fn)(const void *ctx, uint32_t idx);
+
+/* The index whose entry matches KEY (hash H), or -1. */
+long rp_ix_find(const struct rp_ix *ix, uint64_t h, rp_ix_match_fn match,
+		const void *ctx, const void *key);
+
+/* Add IDX (hash H); HASH_OF rehashes the others when the table grows.
+ * Returns 0 or -ENOMEM (IX unchanged). */
+int rp_ix_add(struct rp_ix *ix, uint64_t h, uint32_t idx,
+	      rp_ix_hash_fn hash_of, const void *ctx);
+
+/* Point the entry matching KEY (it must exist) at IDX. */
+void rp_ix_set(struct rp_ix *ix, uint64_t h, rp_ix_match_fn match,
+	       const void *ctx, const void *key, uint32_t idx);
+
+/* Make *P (of *CAP elements of ELEM bytes) hold NEED.  0 or -ENOMEM. */
+int rp_grow(void **p, size_t *cap, size_t need, size_t elem);
+
+/* ---- report_sites.c ---- */
+
+/* What names a site: pseudo site WHAT with no frames, or RP_W_CALL with
+ * F[0..N). */
+struct rp_site_key {
+	unsigned what;
+	unsigned n;
+	const struct maptap_frame *f;
+};
+
+/* The class of the new state of range event EV: its id, or -ENOMEM. */
+long rp_class_of(struct maptap_report *r, const struct maptap_event *ev);
+
+/* The site of K in P, made (and its frames symbolized) when new: its
+ * id, or -ENOMEM. */
+long rp_site_get(struct maptap_report *r, struct rp_proc *p,
+		 const struct rp_site_key *k);
+
+/* The site charging event EV goes to, from its stack FRAMES[0..N): its
+ * id, or -ENOMEM. */
+long rp_site_for(struct maptap_report *r, struct rp_proc *p,
+		 const struct maptap_event *ev,
+		 const struct maptap_frame *frames, unsigned n);
 
 #endif

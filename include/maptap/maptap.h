@@ -22,6 +22,7 @@
 #include <maptap/module.h>
 #include <maptap/symbols.h>
 #include <maptap/unwind.h>
+#include <maptap/report.h>
 
 /* The library's version, "MAJOR.MINOR.PATCH". */
 const char *maptap_version(void);

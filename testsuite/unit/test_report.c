@@ -183,7 +183,11 @@ static long long class_live(const struct maptap_report *r, pid_t pid,
 /* The fixture of process 100 (checked step by step when CHECK). */
 static void fixture(struct maptap_report *r, bool check)
 {
-	#define EQ(got, want, name) do { if (check) tap_int_eq((long long)(got), (long long)(want), name); } while (0)
+#define EQ(got, want, name) \
+	do { \
+		if (check) \
+			tap_int_eq((long long)(got), (long long)(want), name); \
+	} while (0)
 
 	proc_ev(r, MAPTAP_EV_ATTACH, 100, 0, "/bin/fixture");
 	{
@@ -273,7 +277,7 @@ static void fixture(struct maptap_report *r, bool check)
 	range(r, MAPTAP_EV_PROTECT, 100, 0x102 * K, 0x103 * K, NULL, NULL, 0);
 	EQ(site_live(r, 100, 0xa1), 4 * K, "protect keeps the site");
 	EQ(live(r, 100), (4 + 4 + 1 + 2) * K, "total after renames");
-	#undef EQ
+#undef EQ
 }
 
 static void test_fixture(void)
@@ -342,6 +346,8 @@ static void test_fixture(void)
 		feed(r, ev, NULL, 0);
 	}
 	range(r, MAPTAP_EV_UNMAP, 200, 0x900 * K, 0x903 * K, NULL, NULL, 0);
+	proc_ev(r, MAPTAP_EV_EXEC, 200, 0, "/bin/late");
+	tap_str_eq(rec(r, 200)->exe, "/bin/new", "exec after exit: ignored");
 	maptap_report_totals(r, 200, &t);
 	tap_ok(t.exited && t.ended && t.status == 3 << 8, "exit recorded");
 	tap_int_eq((long long)t.live_bytes, 3 * K, "frozen at exit");
@@ -529,6 +535,7 @@ static void test_text(void)
 	ev.group_exit = true;
 	ev.status = 9;
 	feed(r, ev, NULL, 0);
+	proc_ev(r, MAPTAP_EV_EXEC, 3, 0, "/bin/two\nlines");
 	ev.pid = ev.tid = 3;
 	ev.status = 3 << 8;
 	feed(r, ev, NULL, 0);
@@ -548,6 +555,8 @@ static void test_text(void)
 		       "state: killed by a signal");
 	good &= tap_ok(strstr(text, "): exited with status 3") != NULL,
 		       "state: exited");
+	good &= tap_ok(strstr(text, "pid 3 (/bin/two\\012lines): ") != NULL,
+		       "a newline in a name is written \\012");
 	if (!good)
 		tap_diag("%s", text);
 	free(text);
