@@ -221,6 +221,24 @@ bool maptap_report_wants_stack(const struct maptap_event *ev)
 	       !ev->snapshot && brings_bytes(ev);
 }
 
+bool maptap_report_has_site(const struct maptap_report *r, pid_t pid,
+			    const struct maptap_frame *frames,
+			    unsigned nframes)
+{
+	unsigned i;
+
+	if (!r || !frames)
+		return false;
+	for (i = 0; i < nframes; i++) {
+		const char *base, *sym;
+
+		rp_frame_quick(r->m, pid, &frames[i], &base, &sym);
+		if (!rp_frame_internal(base, sym))
+			return true;
+	}
+	return false;
+}
+
 static int on_range(struct maptap_report *r, struct rp_proc *p,
 		    const struct maptap_event *ev,
 		    const struct maptap_frame *frames, unsigned n)

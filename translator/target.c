@@ -59,7 +59,8 @@ struct plist {
 struct stop_stack {
 	pid_t tid;
 	uint64_t time_ns;		/* the stop's: its events share it */
-	struct maptap_frame *f;		/* MAXBACKTRACE of them */
+	struct maptap_frame *f;		/* CAP of them */
+	unsigned cap;			/* MAXBACKTRACE, or more: deeper_walk */
 	unsigned n;			/* 0: the walk failed */
 	bool valid;
 };
@@ -182,6 +183,30 @@ static unsigned stack_depth(const struct run *r)
 	return v > 0 && v < 100000 ? (unsigned)v : MAPTAP_MAXBACKTRACE;
 }
 
+/* The frames a report's walk may take when MAXBACKTRACE held no call
+ * site: glibc's deepest mapping paths (a malloc in a dlopen) are about
+ * 25 frames. */
+#define REPORT_DEEP_FRAMES 256
+
+/* Walk TID again up to REPORT_DEEP_FRAMES into a bigger ST->f.  Returns
+ * the frames now held: N, the first walk's, when that fails. */
+static int deeper_walk(struct run *r, pid_t pid, pid_t tid,
+		       struct stop_stack *st, int n)
+{
+	struct maptap_frame *f;
+	int m;
+
+	if (st->cap < REPORT_DEEP_FRAMES) {
+		f = realloc(st->f, REPORT_DEEP_FRAMES * sizeof(*f));
+		if (!f)
+			return n;
+		st->f = f;
+		st->cap = REPORT_DEEP_FRAMES;
+	}
+	m = maptap_unwind(r->pub.unw, pid, tid, st->f, st->cap, NULL);
+	return m > 0 ? m : n;
+}
+
 /* The stack of thread TID of PID at the stop of TIME_NS into *OUT,
  * walked at its first use in the stop.  Returns the number of frames, 0
  * when there is none (the report then says "no stack"). */
@@ -190,6 +215,7 @@ static unsigned stop_stack(struct run *r, pid_t pid, pid_t tid,
 {
 	struct stop_stack *st = &r->stack;
 	unsigned max = stack_depth(r);
+	enum maptap_unwind_end end;
 	int n;
 
 	*out = st->f;
@@ -199,12 +225,20 @@ static unsigned stop_stack(struct run *r, pid_t pid, pid_t tid,
 	/* builtins_stack.c makes the same unwinder lazily: one per run. */
 	if (!r->pub.unw && maptap_unwinder_new(r->pub.mods, &r->pub.unw))
 		return 0;
-	if (!st->f)
+	if (!st->f) {
 		st->f = calloc(max, sizeof(*st->f));
+		st->cap = st->f ? max : 0;
+	}
 	*out = st->f;
 	if (!st->f)
 		return 0;
-	n = maptap_unwind(r->pub.unw, pid, tid, st->f, max, NULL);
+	n = maptap_unwind(r->pub.unw, pid, tid, st->f, max, &end);
+	/* Every frame within MAXBACKTRACE was libc's or the loader's: the
+	 * site lies deeper (a malloc inside dlopen), so walk on, once. */
+	if (n > 0 && end == MAPTAP_UNWIND_TRUNCATED &&
+	    !maptap_report_has_site(r->rep, pid, st->f, (unsigned)n))
+		n = deeper_walk(r, pid, tid, st, n);
+	*out = st->f;
 	st->tid = tid;
 	st->time_ns = time_ns;
 	st->n = n > 0 ? (unsigned)n : 0;

@@ -74,6 +74,17 @@ void maptap_report_free(struct maptap_report *r);
  * other events take no frames.  Pure. */
 bool maptap_report_wants_stack(const struct maptap_event *ev);
 
+/* True when FRAMES[0..NFRAMES) of process PID (symbolized through the
+ * report's module layer, as mapped now) hold a frame that is not one of
+ * the mapping and allocation internals above, so that they name a call
+ * site.  A caller whose walk ended MAPTAP_UNWIND_TRUNCATED with no such
+ * frame (a malloc inside dlopen runs 20 frames deep in glibc before it
+ * reaches the caller) walks deeper before handing the frames over.
+ * Thread-safety as the report's. */
+bool maptap_report_has_site(const struct maptap_report *r, pid_t pid,
+			    const struct maptap_frame *frames,
+			    unsigned nframes);
+
 /* Account EV.  Every event of the session goes through here, in order.
  * EV->where is the module layer's description of EV->vma (NULL: none).
  * FRAMES[0..NFRAMES) is the stack of EV->tid at this stop, innermost

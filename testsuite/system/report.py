@@ -171,6 +171,24 @@ def check_depth(prog, data, want):
              "%s: b's site is b alone, with its 3 MiB" % name)
 
 
+def check_deep(prog, data, want):
+    """A walk that MAXBACKTRACE cut inside libc finds its site deeper:
+    with -D MAXBACKTRACE=3 the three frames of c's malloc(10 MiB) are
+    all glibc's (mmap, sysmalloc, _int_malloc or malloc), yet the bytes
+    are still charged to c, not to the outermost libc frames."""
+    name = "-D MAXBACKTRACE=3"
+    r = t.maptap(["--report", "-D", "MAXBACKTRACE=3", "-c",
+                  "%s %s" % (prog, data)], verify=False)
+    t.eq(r.status, 0, "%s: exits 0" % name)
+    reps = reports_of(r, name)
+    if not t.eq(len(reps), 1, "%s: one report line" % name):
+        return
+    c = one_site(reps[0], "c", name)
+    if c:
+        t.eq((syms(c)[0], c["bytes"]), ("c", want["c"]),
+             "%s: c's malloc is charged to c, walked past libc" % name)
+
+
 def check_chain_text(prog, data, want):
     """The text report names the same sites with the same exact bytes,
     largest first."""
@@ -531,6 +549,7 @@ def main():
     if want:
         check_chain_text(prog, data, want)
         check_depth(prog, data, want)
+        check_deep(prog, data, want)
     check_script_and_log(prog, data)
     check_dlopen()
     check_fork()
