@@ -20,6 +20,7 @@
 #include <maptap/symbols.h>
 
 #include "elf_priv.h"
+#include "hash.h"
 
 struct mt_symtab;
 struct mt_perfmap;
@@ -138,17 +139,6 @@ void mt_file_put(struct mt_file *f);
 /* Free the whole cache. */
 void mt_files_free(struct maptap_modules *m);
 
-/* A 64-bit mix for hash tables (the finalizer of MurmurHash3, public
- * domain; any good avalanche would do). */
-static inline uint64_t mt_hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 /* ---- module_index.c ---- */
 

@@ -28,12 +28,12 @@ static uint64_t pid_hash(const void *ctx, uint32_t idx)
 {
 	const struct maptap_report *r = ctx;
 
-	return rp_mix64((uint64_t)r->procs[idx]->pid);
+	return mt_hash64((uint64_t)r->procs[idx]->pid);
 }
 
 static struct rp_proc *proc_find(const struct maptap_report *r, pid_t pid)
 {
-	long id = rp_ix_find(&r->pid_ix, rp_mix64((uint64_t)pid), pid_match,
+	long id = rp_ix_find(&r->pid_ix, mt_hash64((uint64_t)pid), pid_match,
 			     r, &pid);
 
 	return id < 0 ? NULL : r->procs[id];
@@ -67,14 +67,14 @@ static struct rp_proc *proc_new(struct maptap_report *r, pid_t pid)
 {
 	struct rp_proc *p = calloc(1, sizeof(*p));
 	bool had = proc_find(r, pid) != NULL;
-	uint64_t h = rp_mix64((uint64_t)pid);
+	uint64_t h = mt_hash64((uint64_t)pid);
 	unsigned w;
 
 	if (!p || rp_grow((void **)&r->procs, &r->procs_cap, r->nprocs + 1,
 		       sizeof(*r->procs)))
 		goto fail;
 	p->pid = pid;
-	rp_map_init(&p->map, rp_mix64((uint64_t)pid ^ r->nprocs));
+	rp_map_init(&p->map, mt_hash64((uint64_t)pid ^ r->nprocs));
 	for (w = 0; w < RP_W_CALL; w++) {
 		struct rp_site_key k = { w, 0, NULL };
 

@@ -9,16 +9,6 @@
 
 #include "report_state.h"
 
-uint64_t rp_mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
 uint64_t rp_hash_bytes(const void *p, size_t n)
 {
 	const unsigned char *b = p;

@@ -145,11 +145,11 @@ static uint64_t site_hash(const void *ctx, uint32_t idx)
 
 static uint64_t key_hash(const struct rp_site_key *k)
 {
-	uint64_t h = rp_mix64(k->what + 1);
+	uint64_t h = mt_hash64(k->what + 1);
 	unsigned i;
 
 	for (i = 0; i < k->n; i++)
-		h = rp_mix64(h ^ k->f[i].pc);
+		h = mt_hash64(h ^ k->f[i].pc);
 	return h;
 }
 

@@ -6,6 +6,7 @@
 #define MAPTAP_REPORT_STATE_H
 
 #include "report_priv.h"
+#include "hash.h"
 
 /* Pseudo sites: the first site ids of every process. */
 enum rp_what {
@@ -88,7 +89,6 @@ struct maptap_report {
 
 /* ---- report_index.c ---- */
 
-uint64_t rp_mix64(uint64_t x);
 uint64_t rp_hash_bytes(const void *p, size_t n);
 
 /* Does entry IDX of the caller's array (CTX) match KEY?  Its hash? */

@@ -17,20 +17,10 @@
 #include <maptap/script_map.h>
 
 #include "map_impl.h"
+#include "../hash.h"
 
 #define INITIAL_BUCKETS 16
 
-static uint64_t mix64(uint64_t h)
-{
-	/* the finalizer of MurmurHash3: every input bit reaches every
-	 * output bit, so masking the low bits makes a good bucket index */
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
 
 /* A cheap, not well mixed hash of a string key: eight bytes per
  * multiply; hash_keys() mixes the whole tuple once at the end. */
@@ -69,7 +59,7 @@ static uint64_t hash_keys(const struct maptap_script_map *m,
 		h = (h ^ k) * 0x9e3779b97f4a7c15ULL;
 		h ^= h >> 29;
 	}
-	return mix64(h);
+	return mt_hash64(h);
 }
 
 /* Whether KEYS suit M's key types; WILD allows the slice wildcard. */
