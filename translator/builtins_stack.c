@@ -324,28 +324,34 @@ static uint64_t stop_time(const struct interp *I)
 	return 0;
 }
 
-/* The cache, emptied unless it holds the current stop; NULL on ENOMEM. */
-static struct tr_stack_cache *stop_cache(struct interp *I)
+/* T's cache, emptied unless it holds the stop of TID of PID at NOW (0:
+ * an unknown stop, never reused); NULL on ENOMEM. */
+static struct tr_stack_cache *cache_for(struct tr_target *t, pid_t pid,
+					pid_t tid, uint64_t now)
 {
-	struct tr_target *t = I->tgt;
 	struct tr_stack_cache *c = t->stk;
-	uint64_t now = stop_time(I);
 
 	if (!c) {
 		c = calloc(1, sizeof(*c));
 		if (!c)
 			return NULL;
 		t->stk = c;
-	} else if (now && c->time_ns == now && c->pid == t->pid &&
-		   c->tid == t->tid) {
+	} else if (now && c->time_ns == now && c->pid == pid &&
+		   c->tid == tid) {
 		return c;
 	}
 	ucache_clear(c);
 	c->walked = false;
-	c->pid = t->pid;
-	c->tid = t->tid;
+	c->pid = pid;
+	c->tid = tid;
 	c->time_ns = now;
 	return c;
+}
+
+/* The cache, emptied unless it holds the current stop; NULL on ENOMEM. */
+static struct tr_stack_cache *stop_cache(struct interp *I)
+{
+	return cache_for(I->tgt, I->tgt->pid, I->tgt->tid, stop_time(I));
 }
 
 /* Room for MAX frames in C; 0 or -1. */
@@ -368,19 +374,17 @@ static int cache_reserve(struct tr_stack_cache *c, unsigned max)
 	return 0;
 }
 
-/* Walk the current thread's stack, MAX frames, into C. */
-static int cache_walk(struct interp *I, struct tr_stack_cache *c,
+/* Walk the stack of C's thread, MAX frames, into C. */
+static int cache_walk(struct tr_target *t, struct tr_stack_cache *c,
 		      unsigned max)
 {
-	struct tr_target *t = I->tgt;
-
 	if (!t->unw && maptap_unwinder_new(t->mods, &t->unw) != 0)
 		return -1;
 	if (cache_reserve(c, max) != 0)
 		return -1;
 	ucache_clear(c);
 	c->end = MAPTAP_UNWIND_COMPLETE;
-	c->nraw = maptap_unwind(t->unw, t->pid, t->tid ? t->tid : t->pid,
+	c->nraw = maptap_unwind(t->unw, c->pid, c->tid ? c->tid : c->pid,
 				c->raw, max, &c->end);
 	c->depth = max;
 	c->walked = true;
@@ -400,7 +404,7 @@ static void walk(struct interp *I, struct walk *w)
 		return;
 	if ((!c->walked || (c->depth < max &&
 			    c->end == MAPTAP_UNWIND_TRUNCATED)) &&
-	    cache_walk(I, c, max) != 0)
+	    cache_walk(I->tgt, c, max) != 0)
 		return;
 	w->frames = c->raw;
 	w->n = c->nraw;
@@ -409,6 +413,29 @@ static void walk(struct interp *I, struct walk *w)
 		w->n = (int)max;
 		w->end = MAPTAP_UNWIND_TRUNCATED;
 	}
+}
+
+int tr_stack_raw(struct tr_target *t, pid_t pid, pid_t tid,
+		 uint64_t time_ns, unsigned max,
+		 const struct maptap_frame **out, enum maptap_unwind_end *end)
+{
+	struct tr_stack_cache *c = cache_for(t, pid, tid, time_ns);
+
+	*out = NULL;
+	*end = MAPTAP_UNWIND_COMPLETE;
+	if (!c)
+		return -1;
+	if ((!c->walked || (c->depth < max &&
+			    c->end == MAPTAP_UNWIND_TRUNCATED)) &&
+	    cache_walk(t, c, max) != 0)
+		return -1;
+	*out = c->raw;
+	*end = c->end;
+	if (c->nraw > (int)max) {
+		*end = MAPTAP_UNWIND_TRUNCATED;
+		return (int)max;
+	}
+	return c->nraw;
 }
 
 static char *dup_or_null(const char *s)

@@ -20,6 +20,7 @@
 #include <maptap/script_regex.h>
 #include <maptap/script_stat.h>
 #include <maptap/script_string.h>
+#include <maptap/unwind.h>
 
 #include "elaborate.h"
 
@@ -74,6 +75,18 @@ struct tr_target {
 };
 
 void tr_stack_cache_free(struct tr_stack_cache *c);
+
+/* The frames of thread TID of PID, stopped at the stop of TIME_NS
+ * (CLOCK_MONOTONIC ns, the stop's events' time; 0: an unknown stop),
+ * up to MAX, innermost first, in *OUT: the per-stop walk the backtrace
+ * functions share (builtins_stack.c), so a stop is walked once whoever
+ * asks first; a request deeper than a truncated walk walks again.
+ * *OUT is valid until the next call for another stop.  Returns the
+ * number of frames (0: none), -1 when the unwinder or memory failed;
+ * *END says why the walk ended. */
+int tr_stack_raw(struct tr_target *t, pid_t pid, pid_t tid,
+		 uint64_t time_ns, unsigned max,
+		 const struct maptap_frame **out, enum maptap_unwind_end *end);
 
 struct interp {
 	struct tr_target *tgt;		/* never NULL during pass 5 */

@@ -53,18 +53,6 @@ struct plist {
 
 #define N_EVBITS (MAPTAP_EV_KIND_COUNT + 2)
 
-/* The raw stack of one thread at one stop for the report: a mapping
- * call gives its module events and range events at one stop, and the
- * thread is walked once for all of them. */
-struct stop_stack {
-	pid_t tid;
-	uint64_t time_ns;		/* the stop's: its events share it */
-	struct maptap_frame *f;		/* CAP of them */
-	unsigned cap;			/* MAXBACKTRACE, or more: deeper_walk */
-	unsigned n;			/* 0: the walk failed */
-	bool valid;
-};
-
 struct run {
 	struct tr_target pub;		/* I->tgt */
 	struct interp *I;
@@ -80,7 +68,6 @@ struct run {
 	pid_t batch_pid;
 	uint64_t batch_ns;
 	struct maptap_report *rep;	/* --report; NULL without */
-	struct stop_stack stack;	/* the report's walk of the last stop */
 	bool traced;			/* the launch or attach was made */
 	char **argv;			/* -c, split */
 	char *cmd_copy;			/* the words of ARGV */
@@ -188,62 +175,33 @@ static unsigned stack_depth(const struct run *r)
  * 25 frames. */
 #define REPORT_DEEP_FRAMES 256
 
-/* Walk TID again up to REPORT_DEEP_FRAMES into a bigger ST->f.  Returns
- * the frames now held: N, the first walk's, when that fails. */
-static int deeper_walk(struct run *r, pid_t pid, pid_t tid,
-		       struct stop_stack *st, int n)
-{
-	struct maptap_frame *f;
-	int m;
-
-	if (st->cap < REPORT_DEEP_FRAMES) {
-		f = realloc(st->f, REPORT_DEEP_FRAMES * sizeof(*f));
-		if (!f)
-			return n;
-		st->f = f;
-		st->cap = REPORT_DEEP_FRAMES;
-	}
-	m = maptap_unwind(r->pub.unw, pid, tid, st->f, st->cap, NULL);
-	return m > 0 ? m : n;
-}
-
-/* The stack of thread TID of PID at the stop of TIME_NS into *OUT,
- * walked at its first use in the stop.  Returns the number of frames, 0
- * when there is none (the report then says "no stack"). */
+/* The stack of thread TID of PID at the stop of TIME_NS into *OUT, from
+ * the per-stop walk the backtrace functions share (tr_stack_raw()), so
+ * a stop is walked once for the report, --stacks and a script's
+ * ubacktrace().  Returns the number of frames, 0 when there is none
+ * (the report then says "no stack"). */
 static unsigned stop_stack(struct run *r, pid_t pid, pid_t tid,
 			   uint64_t time_ns, const struct maptap_frame **out)
 {
-	struct stop_stack *st = &r->stack;
-	unsigned max = stack_depth(r);
 	enum maptap_unwind_end end;
 	int n;
 
-	*out = st->f;
-	if (st->valid && st->tid == tid && st->time_ns == time_ns)
-		return st->n;
-	st->valid = false;
-	/* builtins_stack.c makes the same unwinder lazily: one per run. */
-	if (!r->pub.unw && maptap_unwinder_new(r->pub.mods, &r->pub.unw))
-		return 0;
-	if (!st->f) {
-		st->f = calloc(max, sizeof(*st->f));
-		st->cap = st->f ? max : 0;
-	}
-	*out = st->f;
-	if (!st->f)
-		return 0;
-	n = maptap_unwind(r->pub.unw, pid, tid, st->f, max, &end);
+	n = tr_stack_raw(&r->pub, pid, tid, time_ns, stack_depth(r), out,
+			 &end);
 	/* Every frame within MAXBACKTRACE was libc's or the loader's: the
 	 * site lies deeper (a malloc inside dlopen), so walk on, once. */
 	if (n > 0 && end == MAPTAP_UNWIND_TRUNCATED &&
-	    !maptap_report_has_site(r->rep, pid, st->f, (unsigned)n))
-		n = deeper_walk(r, pid, tid, st, n);
-	*out = st->f;
-	st->tid = tid;
-	st->time_ns = time_ns;
-	st->n = n > 0 ? (unsigned)n : 0;
-	st->valid = true;
-	return st->n;
+	    !maptap_report_has_site(r->rep, pid, *out, (unsigned)n)) {
+		const struct maptap_frame *deep;
+		int m = tr_stack_raw(&r->pub, pid, tid, time_ns,
+				     REPORT_DEEP_FRAMES, &deep, &end);
+
+		if (m > 0) {
+			*out = deep;
+			n = m;
+		}
+	}
+	return n > 0 ? (unsigned)n : 0;
 }
 
 /* EV (with its module desc) into the report; -ENOMEM leaves a report
@@ -925,7 +883,6 @@ int tr_target_close(struct interp *I)
 		print_stats(r);
 	report_print(r);
 	maptap_report_free(r->rep);
-	free(r->stack.f);
 	maptap_session_free(r->pub.sess);
 	maptap_unwinder_free(r->pub.unw);
 	tr_stack_cache_free(r->pub.stk);

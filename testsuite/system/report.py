@@ -317,6 +317,25 @@ def check_one_walk_per_stop(prog, plugin):
     t.eq(int(m.group(1)) if m else None, len(set(wanting)),
          "%s: one backtrace per such stop" % name)
 
+    # With --stacks too, the log's stacks and the report's share the
+    # walk: one backtrace per stop that either needs.
+    r = t.maptap(["-v", "--report", "--log", "--stacks", "-c",
+                  "%s %s" % (prog, plugin)], verify=False)
+    t.eq(r.status, 0, "%s with --stacks: exits 0" % name)
+    stacked = [(e["tid"], e["time_ns"]) for e in r.events if "stack" in e]
+    wanting = [(e["tid"], e["time_ns"]) for e in r.events
+               if (e["event"] in ("map", "replace", "grow") and
+                   e["syscall"] and not e["snapshot"]) or
+               (e["event"] in ("module_load", "module_unload") and
+                e["syscall"])]
+    m = re.search(r"maptap: (\d+) backtraces", r.stderr)
+    t.ok(stacked and set(wanting) <= set(stacked),
+         "%s with --stacks: the log shows a stack at every stop the "
+         "report walks" % name)
+    t.eq(int(m.group(1)) if m else None, len(set(stacked) | set(wanting)),
+         "%s with --stacks: one backtrace per stop for log and report"
+         % name)
+
 
 # ---- fork ----
 
