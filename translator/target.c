@@ -835,9 +835,11 @@ static void print_unwind_stats(struct run *r)
 		return;
 	maptap_unwinder_get_stats(r->pub.unw, &u);
 	fprintf(r->I->s->err,
-		"maptap: %llu backtraces, %llu frames (%llu by frame pointer), "
-		"%llu stack page reads\n", (unsigned long long)u.backtraces,
+		"maptap: %llu backtraces, %llu frames (%llu by frame pointer, "
+		"%llu by .debug_frame), %llu stack page reads\n",
+		(unsigned long long)u.backtraces,
 		(unsigned long long)u.frames, (unsigned long long)u.fp_frames,
+		(unsigned long long)u.debug_frames,
 		(unsigned long long)u.page_reads);
 }
 
