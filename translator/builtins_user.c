@@ -38,6 +38,7 @@ enum {
 	U_STRING_WARN, U_STRING2_WARN, U_STRING_N_WARN, U_STRING2_N_WARN,
 	U_STRING_QUOTED, U_STRING_N_QUOTED, U_STRING_N2_QUOTED,
 	U_UTF32, U_UTF32_2, U_UTF32_QUOTED, U_UTF16, U_UTF16_2, U_UTF16_QUOTED,
+	U_BUFFER_QUOTED, U_BUFFER_QUOTED_ERROR,
 	U_VMA_MAPPED, U_VMA_START, U_VMA_END, U_VMA_OFFSET, U_VMA_PERMS,
 	U_VMA_NAME, U_VMA_SEGMENT_KIND, U_VMA_MODULE,
 	U_READER0,	/* first of readers[] below */
@@ -122,6 +123,9 @@ static const struct tr_builtin table[] = {
 	{ "user_string_utf16", 1, 2, { L, S }, S, U_UTF16 },
 	{ "user_string2_utf16", 2, 2, { L, S }, S, U_UTF16_2 },
 	{ "user_string_quoted_utf16", 1, 1, { L }, S, U_UTF16_QUOTED },
+	{ "user_buffer_quoted", 3, 3, { L, L, L }, S, U_BUFFER_QUOTED },
+	{ "user_buffer_quoted_error", 3, 3, { L, L, L }, S,
+	  U_BUFFER_QUOTED_ERROR },
 	{ "vma_mapped", 1, 1, { L }, L, U_VMA_MAPPED },
 	{ "vma_start", 1, 1, { L }, L, U_VMA_START },
 	{ "vma_end", 1, 1, { L }, L, U_VMA_END },
@@ -824,6 +828,45 @@ static void call_utf(struct interp *I, struct node *n, int id,
 		tr_rt_ctx_error(I, n->tok);
 }
 
+/* ---- buffers ---- */
+
+/* user_buffer_quoted(addr, inlen, outlen) and user_buffer_quoted_error
+ * (uconversions.stp): exactly C->N bytes at ADDR (at most MAXSTRINGLEN:
+ * no more can show) read into RAW, quoted into B with NUL bytes escaped
+ * (maptap_script_text_buffer()) and cut to C->OUTLEN.  When the bytes
+ * cannot all be read: the address in hex, or for the _error form stap's
+ * copy-fault error. */
+static void call_buffer(struct interp *I, struct node *n, int id,
+			uint64_t addr, const struct string_call *c,
+			struct maptap_script_buf *raw,
+			struct maptap_script_buf *b)
+{
+	uint64_t max = I->lim.maxstringlen;
+	size_t want = c->n <= 0 ? 0 : (uint64_t)c->n < max ? (size_t)c->n :
+		      (size_t)max;
+	pid_t pid = cur_pid(I);
+	ssize_t got = 0;
+
+	maptap_script_buf_clear(raw);
+	check(I, n, maptap_script_buf_reserve(raw, want + 1));
+	if (want)
+		got = pid > 0 ? maptap_read_user(pid, addr, raw->s, want) :
+				-EFAULT;
+	if (got < (ssize_t)want) {
+		if (id == U_BUFFER_QUOTED_ERROR)
+			tr_rt_error(I, n->tok,
+				    "user string copy fault -14 at 0x%" PRIx64
+				    " [man error::fault]", addr);
+		check(I, n, add_hex(b, addr));
+		return;
+	}
+	raw->len = want;
+	raw->s[want] = '\0';
+	if (maptap_script_text_buffer(I->ctx, raw->s, raw->len, c->outlen,
+				      b) < 0)
+		tr_rt_ctx_error(I, n->tok);
+}
+
 /* ---- dispatch ---- */
 
 static void call_string(struct interp *I, struct node *n, int id,
@@ -839,6 +882,10 @@ static void call_string(struct interp *I, struct node *n, int id,
 		string_args(I, n, id, &c);
 	if (id >= U_UTF32 && id <= U_UTF16_QUOTED && n->list.n > 1)
 		c.alt = arg_s(I, n, 1).p;
+	if (id == U_BUFFER_QUOTED || id == U_BUFFER_QUOTED_ERROR) {
+		c.n = arg_l(I, n, 1);
+		c.outlen = arg_l(I, n, 2);
+	}
 	/* temporaries only after the arguments: evaluating one may grow
 	 * (and move) the array they live in */
 	b = tr_tmp_get(I);
@@ -876,6 +923,15 @@ static void call_string(struct interp *I, struct node *n, int id,
 
 		b = tr_tmp_get(I);
 		call_utf(I, n, id, addr, c.alt, raw, b);
+		break;
+	}
+	case U_BUFFER_QUOTED:
+	case U_BUFFER_QUOTED_ERROR:
+	{
+		struct maptap_script_buf *raw = b;
+
+		b = tr_tmp_get(I);
+		call_buffer(I, n, id, addr, &c, raw, b);
 		break;
 	}
 	default:

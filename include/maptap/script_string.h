@@ -88,6 +88,15 @@ int maptap_script_text_strn(struct maptap_script_ctx *ctx, const char *s,
 			    size_t slen, int64_t len, int quoted,
 			    struct maptap_script_buf *out);
 
+/* The quoted text of a buffer, as stap's user_buffer_quoted() and
+ * kernel_buffer_quoted() give it (_stp_text_str() with its buffer flag):
+ * like text_strn(S, LEN, 1) over all SLEN bytes of S, except that a NUL
+ * byte is escaped as \000 and does not end the input.  Returns 0 or
+ * -ENOMEM. */
+int maptap_script_text_buffer(struct maptap_script_ctx *ctx, const char *s,
+			      size_t slen, int64_t len,
+			      struct maptap_script_buf *out);
+
 /* tokenize(input, delim): stap's stateful tokenizer, its state kept in
  * CTX.  A non-empty INPUT starts a new string (copied); INPUT "" goes on
  * with the stored one.  Returns the next non-empty token separated by any

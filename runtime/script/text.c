@@ -81,14 +81,18 @@ static int escape(unsigned c, int len, char e[11])
 	return 4;
 }
 
-int maptap_script_text_strn(struct maptap_script_ctx *ctx, const char *s,
-			    size_t slen, int64_t len, int quoted,
-			    struct maptap_script_buf *out)
+/* text_strn() and text_buffer(): BUFFER escapes a NUL byte (\000) and
+ * goes on, as stap's _stp_text_str() does for its buffer functions;
+ * otherwise a NUL ends the input. */
+static int text_escape(struct maptap_script_ctx *ctx, const char *s,
+		       size_t slen, int64_t len, int quoted, bool buffer,
+		       struct maptap_script_buf *out)
 {
 	size_t max = ctx_maxlen(ctx), in = slen < max ? slen : max;
 	int64_t room = len <= 0 || (uint64_t)len > max ? (int64_t)max : len;
 	const unsigned char *p = (const unsigned char *)s;
 	unsigned c = 0;
+	bool cut = false;
 	char e[11];
 
 	maptap_script_buf_clear(out);
@@ -100,18 +104,24 @@ int maptap_script_text_strn(struct maptap_script_ctx *ctx, const char *s,
 	while (in > 0) {
 		int n = decode_utf8(p, in, &c), elen;
 
-		if (c == 0 || room <= 0)
+		if ((c == 0 && !buffer) || room <= 0) {
+			cut = c != 0 || buffer;	/* input is left */
 			break;
+		}
 		p += n;
 		in -= n;
 		elen = escape(c, n, e);
-		if (room < elen)
+		if (room < elen) {
+			/* as stap: a last character that does not fit is
+			 * dropped without the "..." mark */
+			cut = in > 0;
 			break;
+		}
 		if (maptap_script_buf_add(out, e, elen))
 			goto nomem;
 		room -= elen;
 	}
-	if (quoted && c && in > 0) {
+	if (quoted && cut) {
 		/* overwrite the last bytes so that the closing quote and
 		 * the dots end exactly at the length limit */
 		maptap_script_buf_truncate(out, out->len + room - 3);
@@ -124,4 +134,18 @@ int maptap_script_text_strn(struct maptap_script_ctx *ctx, const char *s,
 nomem:
 	return maptap_script_error_set(&ctx->err, MAPTAP_SCRIPT_E_NOMEM,
 				       "out of memory");
+}
+
+int maptap_script_text_strn(struct maptap_script_ctx *ctx, const char *s,
+			    size_t slen, int64_t len, int quoted,
+			    struct maptap_script_buf *out)
+{
+	return text_escape(ctx, s, slen, len, quoted, false, out);
+}
+
+int maptap_script_text_buffer(struct maptap_script_ctx *ctx, const char *s,
+			      size_t slen, int64_t len,
+			      struct maptap_script_buf *out)
+{
+	return text_escape(ctx, s, slen, len, 1, true, out);
 }

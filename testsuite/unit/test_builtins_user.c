@@ -36,6 +36,8 @@
 
 int t_user_data[4] = { 1, 2, 3, 4 };
 static const char t_string[] = "maptap\tuser \"funcs\"";
+/* a buffer, not a string: NUL, control bytes and a quote inside */
+static const char t_buffer[7] = { 'a', 0, 'b', '\n', 1, 'z', '"' };
 static const uint32_t t_u32[] = { 'h', 0xe9, 0x20ac, 0x1f600, 0 };
 static const uint16_t t_u16[] = { 'h', 0xe9, 0xd83d, 0xde00, 0 };
 static const uint32_t t_bad32[] = { 'x', 0x110000, 0 };
@@ -212,6 +214,40 @@ static void test_strings(struct fixture *fx, pid_t tid)
 		"user string copy fault -14 at %#lx [man error::fault]\n"
 		"%#lx\n", edge + 1, edge);
 	check(fx, tid, "user_string family, at a page edge", script, want);
+	free(script);
+	free(want);
+}
+
+static void test_buffers(struct fixture *fx, pid_t tid)
+{
+	uintptr_t buf = (uintptr_t)t_buffer, str = (uintptr_t)t_string;
+	uintptr_t edge = (uintptr_t)fx->edge;
+	char *script, *want;
+
+	/* EDGE: the last 3 bytes ("abc") before an unmapped page */
+	script = expect_fmt(
+		"probe begin {\n"
+		"  println(user_buffer_quoted(%#lx, 7, 100))\n"
+		"  println(user_buffer_quoted(%#lx, 2, 100))\n"
+		"  println(user_buffer_quoted(%#lx, 0, 100))\n"
+		"  println(user_buffer_quoted(%#lx, 19, 12))\n"
+		"  println(user_buffer_quoted(%#lx, 3, 100))\n"
+		"  println(user_buffer_quoted(%#lx, 4, 100))\n"
+		"  try { println(user_buffer_quoted_error(%#lx, 4, 100)) }"
+		" catch (e) { println(e) }\n"
+		"  println(user_buffer_quoted_error(%#lx, 7, 100))\n"
+		"}\n", buf, buf, buf, str, edge, edge, edge, buf);
+	want = expect_fmt(
+		"\"a\\000b\\n\\001z\\\"\"\n"
+		"\"a\\000\"\n"
+		"\"\"\n"
+		"\"maptap\\\"...\n"
+		"\"abc\"\n"
+		"%#lx\n"
+		"user string copy fault -14 at %#lx [man error::fault]\n"
+		"\"a\\000b\\n\\001z\\\"\"\n", edge, edge);
+	check(fx, tid, "user_buffer_quoted: NULs escaped, exact lengths, "
+	      "faults", script, want);
 	free(script);
 	free(want);
 }
@@ -396,6 +432,7 @@ static void on_ready(pid_t pid, pid_t tid, enum maptap_ready_why why,
 	fx->ran = true;
 	test_symbols(fx, tid);
 	test_strings(fx, tid);
+	test_buffers(fx, tid);
 	test_utf(fx, tid);
 	test_readers(fx, tid);
 	test_regs(fx, tid);
