@@ -5,7 +5,9 @@
  * bytes.  The event rules are those of maptap/report.h; what a site and a
  * class are is in docs/report.md.  A pid seen again after its process
  * exited (a fork or attach of a reused pid) starts a new record: the old
- * one stays, frozen, for the report.
+ * one stays, frozen, for the report; so does the record of an image an
+ * exec replaced.  A process that shares another's mm (vfork) charges its
+ * range events to that one's record until it execs or exits.
  */
 #include <config.h>
 
@@ -59,6 +61,7 @@ static void proc_free(struct rp_proc *p)
 	free(p->sites);
 	free(p->site_ix.slot);
 	free(p->exe);
+	free(p->exec_path);
 	free(p);
 }
 
@@ -100,7 +103,8 @@ static struct rp_proc *proc_fresh(struct maptap_report *r, pid_t pid)
 {
 	struct rp_proc *p = proc_find(r, pid);
 
-	return p && !p->exited && !p->detached ? p : proc_new(r, pid);
+	return p && !p->exited && !p->detached && !p->execd ? p :
+							      proc_new(r, pid);
 }
 
 static struct rp_proc *proc_get(struct maptap_report *r, pid_t pid)
@@ -122,6 +126,52 @@ static int set_exe(struct rp_proc *p, const char *path)
 	free(p->exe);
 	p->exe = d;
 	return 0;
+}
+
+/* ---- processes that share an mm (vfork, CLONE_VM) ---- */
+
+static long share_find(const struct maptap_report *r, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < r->nshare; i++)
+		if (r->share[i].pid == pid)
+			return (long)i;
+	return -1;
+}
+
+/* The pid whose record PID's range events go to: PID itself unless it
+ * shares another's mm. */
+static pid_t share_owner(const struct maptap_report *r, pid_t pid)
+{
+	long i = r->nshare ? share_find(r, pid) : -1;
+
+	return i < 0 ? pid : r->share[i].owner;
+}
+
+/* CHILD shares the mm of PARENT (and so of whatever PARENT shares). */
+static int share_add(struct maptap_report *r, pid_t parent, pid_t child)
+{
+	pid_t owner = share_owner(r, parent);
+
+	if (child == owner || share_find(r, child) >= 0)
+		return 0;
+	if (rp_grow((void **)&r->share, &r->share_cap, r->nshare + 1,
+		    sizeof(*r->share)))
+		return -ENOMEM;
+	r->share[r->nshare++] = (struct rp_share){ child, owner };
+	return 0;
+}
+
+/* PID's own mm begins (exec) or it ends: true when it was sharing. */
+static bool share_drop(struct maptap_report *r, pid_t pid)
+{
+	long i = r->nshare ? share_find(r, pid) : -1;
+
+	if (i < 0)
+		return false;
+	r->share[i] = r->share[--r->nshare];
+	return true;
 }
 
 /* ---- accounting ---- */
@@ -292,7 +342,7 @@ static int on_range(struct maptap_report *r, struct rp_proc *p,
 
 static int on_fork(struct maptap_report *r, const struct maptap_event *ev)
 {
-	struct rp_proc *parent = proc_find(r, ev->pid), *c;
+	struct rp_proc *parent = proc_find(r, share_owner(r, ev->pid)), *c;
 	int err;
 
 	c = proc_fresh(r, ev->child);
@@ -310,18 +360,29 @@ static int on_fork(struct maptap_report *r, const struct maptap_event *ev)
 	return 0;
 }
 
+/* Each program image has its own record: the old one ends "replaced by
+ * exec" with its peak, the new one starts empty.  A vfork child had no
+ * record of its own: its first one starts here. */
 static int on_exec(struct maptap_report *r, const struct maptap_event *ev)
 {
-	struct rp_proc *p = proc_get(r, ev->pid);
-	int err;
+	struct rp_proc *old = share_drop(r, ev->pid) ? NULL :
+			      proc_find(r, ev->pid), *p;
 
+	if (old && old->exited)		/* frozen, as for range events */
+		return 0;
+	if (old && !old->detached) {
+		if (ev->path) {
+			old->exec_path = strdup(ev->path);
+			if (!old->exec_path)
+				return -ENOMEM;
+		}
+		old->execd = true;
+	}
+	p = proc_new(r, ev->pid);
 	if (!p)
 		return -ENOMEM;
-	if (p->exited)		/* frozen, as for range events */
-		return 0;
-	err = rp_map_erase(&p->map, 0, UINT64_MAX, uncharge, p);
 	p->snap_site = RP_W_EXECVE;
-	return err ? err : set_exe(p, ev->path);
+	return set_exe(p, ev->path);
 }
 
 static int on_process(struct maptap_report *r, const struct maptap_event *ev)
@@ -339,14 +400,22 @@ static int on_process(struct maptap_report *r, const struct maptap_event *ev)
 		return on_exec(r, ev);
 	case MAPTAP_EV_FORK:
 		return on_fork(r, ev);
+	case MAPTAP_EV_CLONE:
+		return ev->thread ? 0 : share_add(r, ev->pid, ev->child);
 	case MAPTAP_EV_EXIT:
-		p = proc_find(r, ev->pid);
+		/* A vfork child that never exec'd leaves no record. */
+		if (ev->group_exit && share_drop(r, ev->pid))
+			return 0;
+		p = share_owner(r, ev->pid) == ev->pid ?
+			    proc_find(r, ev->pid) : NULL;
 		if (p && ev->group_exit && !p->exited) {
 			p->exited = true;
 			p->status = ev->status;
 		}
 		return 0;
 	case MAPTAP_EV_DETACH:
+		if (share_drop(r, ev->pid))
+			return 0;
 		p = proc_find(r, ev->pid);
 		if (p)
 			p->detached = true;
@@ -384,7 +453,7 @@ int maptap_report_event(struct maptap_report *r,
 		r->first_ns = ev->time_ns ? ev->time_ns : 1;
 	if (!maptap_event_is_range(ev->kind))
 		return process_event(r, ev);
-	p = proc_get(r, ev->pid);
+	p = proc_get(r, share_owner(r, ev->pid));
 	if (!p)
 		return -ENOMEM;
 	if (p->exited)		/* frozen as it was at its exit */
@@ -440,14 +509,40 @@ static int dl_add(struct maptap_report *r, struct rp_proc *p,
 	return 0;
 }
 
+/* What a module load (LOAD) or unload made by FRAMES is: a load through
+ * dlopen is a dlopen; an unload through dlclose a dlclose, and one
+ * through dlopen and not dlclose a failed dlopen (the loader undoes what
+ * it mapped when a library does not link, without any dlclose). */
+static enum rp_dl_op module_dl_op(struct maptap_report *r,
+				  const struct rp_proc *p, bool load,
+				  const struct maptap_frame *frames,
+				  unsigned n)
+{
+	bool open = false;
+	unsigned i;
+
+	for (i = 0; frames && i < n; i++) {
+		const char *base, *sym;
+		enum rp_dl_op op;
+
+		rp_frame_quick(r->m, p->pid, &frames[i], &base, &sym);
+		op = rp_symbol_dl_op(sym);
+		if (op == RP_DL_OPEN && load)
+			return RP_DL_OPEN;
+		if (op == RP_DL_CLOSE && !load)
+			return RP_DL_CLOSE;
+		open |= op == RP_DL_OPEN;
+	}
+	return !load && open ? RP_DL_OPEN_FAILED : RP_DL_NONE;
+}
+
 int maptap_report_module_event(struct maptap_report *r,
 			       const struct maptap_module_event *me,
 			       const struct maptap_frame *frames,
 			       unsigned nframes)
 {
-	enum rp_dl_op want, op = RP_DL_NONE;
+	enum rp_dl_op op;
 	struct rp_proc *p;
-	unsigned i;
 	int err;
 
 	if (!r || !me)
@@ -457,20 +552,15 @@ int maptap_report_module_event(struct maptap_report *r,
 	if (!me->module || me->module->type == MAPTAP_MODULE_FILE ||
 	    me->module->type == MAPTAP_MODULE_JIT)
 		return 0;
-	p = proc_get(r, me->pid);
+	p = proc_get(r, share_owner(r, me->pid));
 	if (!p)
 		return -ENOMEM;
 	if (p->exited)
 		return 0;
-	want = me->kind == MAPTAP_MODULE_LOAD ? RP_DL_OPEN : RP_DL_CLOSE;
-	for (i = 0; frames && i < nframes && op != want; i++) {
-		const char *base, *sym;
-
-		rp_frame_quick(r->m, p->pid, &frames[i], &base, &sym);
-		op = rp_symbol_dl_op(sym);
-	}
-	if (op != want) {
-		if (want == RP_DL_OPEN)
+	op = module_dl_op(r, p, me->kind == MAPTAP_MODULE_LOAD, frames,
+			  nframes);
+	if (op == RP_DL_NONE) {
+		if (me->kind == MAPTAP_MODULE_LOAD)
 			p->loads_at_start++;
 		return 0;
 	}
@@ -518,6 +608,7 @@ void maptap_report_free(struct maptap_report *r)
 	free(r->pid_ix.slot);
 	free(r->cls);
 	free(r->cls_ix.slot);
+	free(r->share);
 	free(r);
 }
 

@@ -19,25 +19,40 @@
 #include "report_priv.h"
 
 /* Functions that map or allocate on their caller's behalf, in any module
- * (a static binary carries its own copy of malloc). */
+ * (a static binary carries its own copy of malloc, with no libc.so to
+ * recognize it by).  The names are those of glibc 2.36's malloc.o and
+ * its mmap/munmap/mremap/brk/sbrk wrappers as `nm libc.a` lists them;
+ * a compiler's clone suffix (".constprop.0", ".part.0") is ignored. */
 static const char *const internal_syms[] = {
-	"mmap", "mmap64", "__mmap", "__mmap64", "munmap", "__munmap",
-	"mremap", "__mremap", "brk", "__brk", "sbrk", "__sbrk",
-	"malloc", "__libc_malloc", "__malloc", "calloc", "__libc_calloc",
-	"realloc", "__libc_realloc", "free", "__libc_free", "cfree",
-	"memalign", "__libc_memalign", "posix_memalign", "__posix_memalign",
-	"aligned_alloc", "valloc", "__libc_valloc", "pvalloc",
-	"__libc_pvalloc", "sysmalloc", "new_heap", "alloc_new_heap",
-	"grow_heap", "tcache_init", "malloc_hook_ini", "realloc_hook_ini",
-	"memalign_hook_ini", "ptmalloc_init", "arena_get2", "_mid_memalign",
+	"mmap", "mmap64", "munmap", "mremap", "brk", "sbrk",
+	"malloc", "calloc", "realloc", "free", "cfree", "memalign",
+	"posix_memalign", "aligned_alloc", "valloc", "pvalloc",
+	"alloc_perturb", "unlink_chunk", "munmap_chunk", "mremap_chunk",
+	"malloc_consolidate", "malloc_init_state", "malloc_printerr",
+	"detach_arena", "reused_arena", "get_free_list", "new_heap",
+	"alloc_new_heap", "grow_heap", "shrink_heap", "heap_trim",
+	"malloc_hook_ini", "realloc_hook_ini", "memalign_hook_ini",
 };
 
-/* Prefixes: glibc's _int_malloc/_int_free/_int_realloc/_int_memalign,
- * and C++ operator new / new[] in every mangled form (Itanium C++ ABI:
- * _Znwm, _Znam, with nothrow_t and align_val_t overloads; _Znwj/_Znaj
- * where size_t is 32 bits). */
+/* Prefixes.  Names with a leading underscore are the implementation's
+ * (C11 7.1.3): "__libc_" and "__malloc_" (glibc's entry points and
+ * their helpers), "__mmap", "__munmap", "__mremap", "__brk", "__sbrk",
+ * "__posix_memalign", "__memalign", "__valloc", "__pvalloc", "__calloc",
+ * "__realloc", "__free" (aliases), "_int_" and "_mid_memalign" (malloc's
+ * workers).  Without the underscore only glibc malloc's own families,
+ * whose names a program has no reason to share: "sysmalloc" (also
+ * sysmalloc_mmap, sysmalloc_mmap_fallback), "systrim", "tcache_",
+ * "ptmalloc_", "arena_get".  C++ operator new / new[] in every mangled
+ * form (Itanium C++ ABI: _Znwm, _Znam, with nothrow_t and align_val_t
+ * overloads; _Znwj/_Znaj where size_t is 32 bits).  A program's own
+ * "heap_push" or "arena_alloc" is a call site, so "heap" and "arena_"
+ * are matched only as the exact names above. */
 static const char *const internal_prefixes[] = {
-	"_int_", "_Znwm", "_Znam", "_Znwj", "_Znaj",
+	"__libc_", "__malloc", "__mmap", "__munmap", "__mremap", "__brk",
+	"__sbrk", "__posix_memalign", "__memalign", "__valloc", "__pvalloc",
+	"__calloc", "__realloc", "__free", "_int_", "_mid_memalign",
+	"sysmalloc", "systrim", "tcache_", "ptmalloc_", "arena_get",
+	"_Znwm", "_Znam", "_Znwj", "_Znaj",
 };
 
 static const char *const dlopen_syms[] = {

@@ -95,6 +95,18 @@ static int stream_status(FILE *fp)
 	return 0;
 }
 
+/* The names of enum rp_dl_op: JSON's "op" and the text's. */
+static const char *dl_op_json(enum rp_dl_op op)
+{
+	return op == RP_DL_OPEN ? "dlopen" :
+	       op == RP_DL_OPEN_FAILED ? "dlopen_failed" : "dlclose";
+}
+
+static const char *dl_op_text(enum rp_dl_op op)
+{
+	return op == RP_DL_OPEN_FAILED ? "dlopen failed" : dl_op_json(op);
+}
+
 /* ---- JSON ---- */
 
 static void json_cstr(FILE *fp, const char *s)
@@ -179,8 +191,7 @@ static void json_dl(FILE *fp, const struct rp_proc *p)
 
 		fprintf(fp, "%s{\"op\":\"%s\",\"time_ns\":%" PRIu64
 			",\"tid\":%d,\"path\":", i ? "," : "",
-			d->op == RP_DL_OPEN ? "dlopen" : "dlclose",
-			d->time_ns, (int)d->tid);
+			dl_op_json(d->op), d->time_ns, (int)d->tid);
 		json_cstr(fp, d->path);
 		fputs(",\"frames\":", fp);
 		json_frames(fp, d->frames, d->nframes);
@@ -204,8 +215,14 @@ static int json_proc(FILE *fp, const struct maptap_report *r,
 	}
 	fprintf(fp, "{\"event\":\"report\",\"pid\":%d,\"exe\":", (int)p->pid);
 	json_cstr(fp, p->exe);
-	fprintf(fp, ",\"state\":\"%s\",\"status\":",
-		p->exited ? "exited" : "detached");
+	fprintf(fp, ",\"state\":\"%s\",",
+		p->exited ? "exited" : p->execd ? "exec" : "detached");
+	if (p->execd) {
+		fputs("\"exec_path\":", fp);
+		json_cstr(fp, p->exec_path);
+		fputc(',', fp);
+	}
+	fputs("\"status\":", fp);
 	if (p->exited)
 		fprintf(fp, "%d", p->status);
 	else
@@ -307,7 +324,10 @@ static void text_frame(FILE *fp, const struct rp_frame *f)
 
 static void text_state(FILE *fp, const struct rp_proc *p)
 {
-	if (!p->exited) {
+	if (!p->exited && p->execd) {
+		fputs("replaced by exec of ", fp);
+		text_str(fp, p->exec_path ? p->exec_path : "?");
+	} else if (!p->exited) {
 		fputs("detached", fp);
 	} else if (WIFEXITED(p->status)) {
 		fprintf(fp, "exited with status %d", WEXITSTATUS(p->status));
@@ -402,16 +422,16 @@ static void text_classes(FILE *fp, const struct maptap_report *r,
 static void text_dl(FILE *fp, const struct maptap_report *r,
 		    const struct rp_proc *p)
 {
-	size_t i;
+	size_t i, top = r->opts.top;
 	unsigned j;
 
 	fprintf(fp, "  dlopen/dlclose: %zu; loaded at start: %" PRIu64 "\n",
 		p->ndl, p->loads_at_start);
-	for (i = 0; i < p->ndl; i++) {
+	for (i = 0; i < p->ndl && i < top; i++) {
 		const struct rp_dl *d = &p->dl[i];
 
 		fprintf(fp, "    +%.6f s tid %d %s ", since(r, d->time_ns),
-			(int)d->tid, d->op == RP_DL_OPEN ? "dlopen" : "dlclose");
+			(int)d->tid, dl_op_text(d->op));
 		text_str(fp, d->path);
 		fputc('\n', fp);
 		for (j = 0; j < d->nframes; j++) {
@@ -420,6 +440,8 @@ static void text_dl(FILE *fp, const struct maptap_report *r,
 			fputc('\n', fp);
 		}
 	}
+	if (p->ndl > top)	/* a dlopen loop lists thousands */
+		fprintf(fp, "    ... %zu more\n", p->ndl - top);
 }
 
 static int text_proc(FILE *fp, const struct maptap_report *r,

@@ -98,7 +98,9 @@ bool rp_frame_internal(const char *basename, const char *symbol);
 /* True when module BASENAME is glibc's libc or dynamic loader. */
 bool rp_module_is_libc(const char *basename);
 
-enum rp_dl_op { RP_DL_NONE = 0, RP_DL_OPEN, RP_DL_CLOSE };
+/* RP_DL_OPEN_FAILED: an unload inside dlopen, not dlclose: the loader
+ * unmapping a library it could not link. */
+enum rp_dl_op { RP_DL_NONE = 0, RP_DL_OPEN, RP_DL_CLOSE, RP_DL_OPEN_FAILED };
 
 /* Which dl operation function SYMBOL is part of (version suffix
  * ignored). */

@@ -99,12 +99,32 @@ static long class_make(struct maptap_report *r, bool module,
 	return id;
 }
 
+/* MAP_SHARED|MAP_ANONYMOUS memory (and a MAP_SHARED map of /dev/zero,
+ * which the kernel turns into the same thing: mm/shmem.c,
+ * shmem_zero_setup()) is a file of the internal shmem mount, named
+ * "dev/zero", that /proc/PID/maps shows as "/dev/zero (deleted)" on
+ * device 00:xx.  No real file can have that name and device: a deleted
+ * file's path is that of a file that was unlinked, and /dev/zero
+ * itself is a character device, whose private maps are anonymous. */
+static bool is_anon_shared(const struct maptap_vma *v)
+{
+	static const char name[] = "/dev/zero (deleted)";
+
+	return maptap_vma_has_file(v) && v->dev_major == 0 &&
+	       v->name_len == sizeof(name) - 1 &&
+	       memcmp(v->name, name, sizeof(name) - 1) == 0;
+}
+
 /* The class of the new state of a range event (docs/report.md). */
 long rp_class_of(struct maptap_report *r, const struct maptap_event *ev)
 {
 	const struct maptap_module_desc *w = ev->where;
 	const struct maptap_vma *v = &ev->vma;
 
+	/* Named by the kernel's own word for it: a named one is
+	 * "[anon_shmem:NAME]" (fs/proc/task_mmu.c). */
+	if (is_anon_shared(v))
+		return class_make(r, false, 0, false, "[anon_shmem]", 12);
 	if (w && w->has_module && w->module.path) {
 		enum maptap_segment_kind kind =
 			w->has_segment ? w->segment.kind : MAPTAP_SEG_NONE;

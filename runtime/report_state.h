@@ -57,6 +57,10 @@ struct rp_proc {
 	uint64_t peak, peak_ns;	/* bytes; CLOCK_MONOTONIC ns */
 	bool exited;		/* the last thread exited: frozen */
 	bool detached;
+	bool execd;		/* its image was replaced by an exec: frozen;
+				 * a new record holds what came after */
+	char *exec_path;	/* EXECD: the new image's path (NULL:
+				 * unknown) */
 	bool incomplete;	/* an event could not be accounted */
 	int status;
 	unsigned snap_site;	/* where the next snapshot MAPs go */
@@ -75,6 +79,14 @@ struct rp_class {
 	enum maptap_segment_kind kind;
 };
 
+/* A process that shares the address space of another (a vfork child, a
+ * clone(CLONE_VM) without CLONE_THREAD) until it execs or exits: its
+ * range events are charged to OWNER's record. */
+struct rp_share {
+	pid_t pid;
+	pid_t owner;		/* never itself a sharing pid */
+};
+
 struct maptap_report {
 	struct maptap_modules *m;
 	struct maptap_report_opts opts;
@@ -85,6 +97,9 @@ struct maptap_report {
 	size_t ncls, cls_cap;
 	struct rp_ix cls_ix;
 	uint64_t first_ns;	/* time of the first event; 0: none yet */
+	struct rp_share *share;	/* few at once: a vfork child lives until
+				 * its exec */
+	size_t nshare, share_cap;
 };
 
 /* ---- report_index.c ---- */

@@ -413,6 +413,68 @@ static void test_skip_rule(void)
 	tap_int_eq(rp_symbol_dl_op("main"), RP_DL_NONE, "main is neither");
 }
 
+/* The first record of PID (rec() gives the latest). */
+static const struct rp_proc *rec_first(const struct maptap_report *r,
+				       pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < r->nprocs; i++)
+		if (r->procs[i]->pid == pid)
+			return r->procs[i];
+	return NULL;
+}
+
+static char *print_of(struct maptap_report *r, bool json)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+
+	if (json)
+		maptap_report_print_json(r, fp);
+	else
+		maptap_report_print_text(r, fp);
+	fclose(fp);
+	return text;
+}
+
+/* Every text symbol of glibc 2.36's static malloc.o and mmap/munmap/
+ * mremap/brk/sbrk objects (`nm libc.a`) skips in a static program; a
+ * program's own names near them do not. */
+static void test_skip_static(void)
+{
+	static const char *const glibc[] = {
+		"sysmalloc_mmap.constprop.0",
+		"sysmalloc_mmap_fallback.constprop.0", "sysmalloc",
+		"systrim.constprop.0", "_int_malloc", "_int_free",
+		"_int_realloc", "_int_memalign", "_mid_memalign.constprop.0",
+		"tcache_init.part.0", "ptmalloc_init.part.0", "arena_get2",
+		"arena_get_retry", "alloc_new_heap", "new_heap",
+		"munmap_chunk", "mremap_chunk", "unlink_chunk.constprop.0",
+		"malloc_consolidate", "malloc_printerr", "alloc_perturb",
+		"detach_arena.part.0", "__libc_malloc", "__libc_calloc",
+		"__libc_realloc", "__libc_memalign", "__libc_valloc",
+		"__libc_pvalloc", "__malloc", "__calloc", "__realloc",
+		"__free", "__memalign", "__posix_memalign", "__valloc",
+		"__pvalloc", "__glibc_morecore", "__mmap", "__mmap64",
+		"mmap64", "__munmap", "__mremap", "__brk", "__sbrk",
+		"aligned_alloc", "malloc_hook_ini",
+	};
+	static const char *const user[] = {
+		"heap_push", "arena_alloc", "make_tcache", "my_sysmalloc",
+		"int_malloc", "xmalloc",
+	};
+	size_t i;
+
+	for (i = 0; i < N(glibc); i++)
+		tap_ok(rp_frame_internal("prog", glibc[i]),
+		       "static glibc %s skips", glibc[i]);
+	for (i = 0; i < N(user); i++)
+		tap_ok(!rp_frame_internal("prog", user[i]),
+		       "the program's own %s does not skip", user[i]);
+}
+
 /* A caller in this program, and its address as a frame's pc. */
 static void __attribute__((noinline)) self_caller(void)
 {
@@ -430,6 +492,8 @@ static void test_self(void)
 	struct maptap_frame f[3];
 	struct maptap_module_event me;
 	struct maptap_module_info mi;
+	struct maptap_report_opts o = { .top = 2 };
+	char *text;
 	/* libc's own functions, not a sanitizer's interceptors. */
 	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
 	void *dl = libc ? dlsym(libc, "dlopen") : NULL;
@@ -453,7 +517,7 @@ static void test_self(void)
 	}
 	maptap_modules_new(NULL, &m);
 	maptap_modules_sync(m, pid, buf.v, buf.n, NULL, NULL);
-	maptap_report_new(m, NULL, &r);
+	maptap_report_new(m, &o, &r);
 	memset(f, 0, sizeof(f));
 	f[0].pc = (uint64_t)(uintptr_t)ma + 1;
 	f[0].activation = true;
@@ -501,13 +565,128 @@ static void test_self(void)
 	tap_ok(p->ndl == 1 && p->loads_at_start == 1,
 	       "a data file mapped during dlopen is no dlopen");
 	mi.type = MAPTAP_MODULE_DYN;
+	mi.path = "/lib/libfake.so";
 	me.kind = MAPTAP_MODULE_UNLOAD;
 	maptap_report_module_event(r, &me, f, 3);
-	tap_int_eq((long long)p->ndl, 1,
-		   "an unload through dlopen is no dlclose");
+	tap_ok(p->ndl == 2 && p->dl[1].op == RP_DL_OPEN_FAILED,
+	       "an unload through dlopen is a failed dlopen, no dlclose");
+	me.kind = MAPTAP_MODULE_LOAD;
+	maptap_report_module_event(r, &me, f, 3);
+	text = print_of(r, false);
+	tap_ok(strstr(text, " dlopen failed /lib/libfake.so\n") != NULL,
+	       "text: dlopen failed");
+	tap_ok(strstr(text, "\n    ... 1 more\n") != NULL,
+	       "text: the dl list is cut at top, the rest counted");
+	free(text);
+	text = print_of(r, true);
+	tap_ok(strstr(text, "\"op\":\"dlopen_failed\"") != NULL &&
+	       strstr(text, "\"time_ns\":44") != NULL,
+	       "JSON: dlopen_failed, and every entry");
+	free(text);
 	maptap_report_free(r);
 	maptap_modules_free(m);
 	maptap_vma_buf_free(&buf);
+}
+
+/* A vfork child (CLONE with THREAD false) charges its parent's record
+ * until it execs or exits, along chains of them. */
+static void test_vfork(void)
+{
+	struct maptap_modules *m;
+	struct maptap_report *r;
+	struct maptap_event ev;
+	struct maptap_report_totals t;
+
+	maptap_modules_new(NULL, &m);
+	maptap_report_new(m, NULL, &r);
+	range(r, MAPTAP_EV_MAP, 10, 0x10 * K, 0x14 * K, NULL, st_a, 1);
+	proc_ev(r, MAPTAP_EV_CLONE, 10, 11, NULL);
+	range(r, MAPTAP_EV_MAP, 11, 0x100 * K, 0x110 * K, NULL, st_b, 1);
+	proc_ev(r, MAPTAP_EV_CLONE, 11, 12, NULL);
+	range(r, MAPTAP_EV_MAP, 12, 0x200 * K, 0x202 * K, NULL, st_c, 1);
+	ev = ev_of(MAPTAP_EV_EXIT, 12, 0, 0, NULL);
+	ev.group_exit = true;
+	feed(r, ev, NULL, 0);
+	tap_ok(!rec(r, 12), "a vfork child that exits unexec'd: no record");
+	tap_ok(!rec(r, 11), "a vfork child has no record before its exec");
+	tap_int_eq((long long)live(r, 10), 22 * K,
+		   "the children's maps are the parent's bytes");
+	tap_int_eq(site_live(r, 10, 0xb1), 16 * K,
+		   "the child's site, from its own stack");
+	tap_int_eq(site_live(r, 10, 0xc1), 2 * K,
+		   "a vfork child's vfork child charges the first parent");
+	proc_ev(r, MAPTAP_EV_EXEC, 11, 0, "/bin/true");
+	range(r, MAPTAP_EV_MAP, 11, 0x100 * K, 0x101 * K, NULL, st_d, 1);
+	tap_int_eq((long long)live(r, 11), 1 * K,
+		   "after its exec the child has its own record");
+	tap_int_eq((long long)live(r, 10), 22 * K,
+		   "and the parent keeps what the child mapped before");
+	maptap_report_totals(r, 10, &t);
+	tap_int_eq((long long)t.peak_bytes, 22 * K, "the parent's peak");
+	tap_ok(!rec_first(r, 11)->execd,
+	       "the child's exec ends no record of its parent's");
+	maptap_report_free(r);
+	maptap_modules_free(m);
+}
+
+/* Each image its own record: the old one ends "exec" with its peak. */
+static void test_exec_record(void)
+{
+	struct maptap_modules *m;
+	struct maptap_report *r;
+	const struct rp_proc *old, *cur;
+	char *text;
+	struct maptap_report_totals t;
+
+	maptap_modules_new(NULL, &m);
+	maptap_report_new(m, NULL, &r);
+	proc_ev(r, MAPTAP_EV_EXEC, 20, 0, "/bin/big");
+	range(r, MAPTAP_EV_MAP, 20, 0x1000 * K, 0x1100 * K, NULL, st_a, 1);
+	proc_ev(r, MAPTAP_EV_EXEC, 20, 0, "/bin/true");
+	range(r, MAPTAP_EV_MAP, 20, 0x10 * K, 0x13 * K, NULL, st_b, 1);
+	old = rec_first(r, 20);
+	cur = rec(r, 20);
+	tap_ok(old != cur, "exec starts a new record");
+	tap_ok(old && old->execd && old->peak == 0x100 * K &&
+	       old->map.bytes == 0x100 * K,
+	       "the old record keeps its image's bytes and peak");
+	maptap_report_totals(r, 20, &t);
+	tap_int_eq((long long)t.peak_bytes, 3 * K,
+		   "the new image's peak is its own");
+	text = print_of(r, true);
+	tap_ok(strstr(text, "\"exe\":\"/bin/big\",\"state\":\"exec\","
+		      "\"exec_path\":\"/bin/true\"") != NULL,
+	       "JSON: state exec and the new image");
+	free(text);
+	text = print_of(r, false);
+	tap_ok(strstr(text, "pid 20 (/bin/big): replaced by exec of /bin/true")
+	       != NULL, "text: replaced by exec of PATH");
+	free(text);
+	maptap_report_free(r);
+	maptap_modules_free(m);
+}
+
+/* MAP_SHARED|MAP_ANONYMOUS is anonymous memory, not module /dev/zero. */
+static void test_anon_shared(void)
+{
+	struct maptap_modules *m;
+	struct maptap_report *r;
+	struct maptap_event ev;
+
+	maptap_modules_new(NULL, &m);
+	maptap_report_new(m, NULL, &r);
+	ev = ev_of(MAPTAP_EV_MAP, 30, 0x10 * K, 0x14 * K,
+		   "/dev/zero (deleted)");
+	ev.vma.inode = 4242;
+	ev.vma.dev_minor = 1;
+	ev.vma.kind = MAPTAP_VMA_FILE;
+	feed(r, ev, st_a, 1);
+	tap_int_eq(class_live(r, 30, "[anon_shmem]"), 4 * K,
+		   "shared anonymous memory is [anon_shmem]");
+	tap_ok(rec(r, 30) && !r->cls[0].module,
+	       "in the anonymous table");
+	maptap_report_free(r);
+	maptap_modules_free(m);
 }
 
 /* Text: exact bytes, the top-N cut line. */
@@ -653,7 +832,11 @@ int main(int argc, char **argv)
 	test_fixture();
 	test_wants_stack();
 	test_skip_rule();
+	test_skip_static();
 	test_self();
+	test_vfork();
+	test_exec_record();
+	test_anon_shared();
 	test_text();
 	test_classes();
 	return tap_done();
