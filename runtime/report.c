@@ -510,15 +510,16 @@ static int dl_add(struct maptap_report *r, struct rp_proc *p,
 }
 
 /* What a module load (LOAD) or unload made by FRAMES is: a load through
- * dlopen is a dlopen; an unload through dlclose a dlclose, and one
- * through dlopen and not dlclose a failed dlopen (the loader undoes what
- * it mapped when a library does not link, without any dlclose). */
+ * dlopen is a dlopen.  An unload is what the innermost dl call on the
+ * stack asked for: dlclose, or dlopen when the loader undoes a library
+ * that did not link (glibc's dl-open.c calls _dl_close_worker itself,
+ * with no dlclose: a failed dlopen).  So _dl_close_worker alone, shared
+ * by both, decides nothing. */
 static enum rp_dl_op module_dl_op(struct maptap_report *r,
 				  const struct rp_proc *p, bool load,
 				  const struct maptap_frame *frames,
 				  unsigned n)
 {
-	bool open = false;
 	unsigned i;
 
 	for (i = 0; frames && i < n; i++) {
@@ -527,13 +528,13 @@ static enum rp_dl_op module_dl_op(struct maptap_report *r,
 
 		rp_frame_quick(r->m, p->pid, &frames[i], &base, &sym);
 		op = rp_symbol_dl_op(sym);
-		if (op == RP_DL_OPEN && load)
-			return RP_DL_OPEN;
-		if (op == RP_DL_CLOSE && !load)
+		if (op == RP_DL_OPEN)
+			return load ? RP_DL_OPEN : RP_DL_OPEN_FAILED;
+		if (op == RP_DL_CLOSE && !load && !rp_symbol_is(sym,
+							"_dl_close_worker"))
 			return RP_DL_CLOSE;
-		open |= op == RP_DL_OPEN;
 	}
-	return !load && open ? RP_DL_OPEN_FAILED : RP_DL_NONE;
+	return RP_DL_NONE;
 }
 
 int maptap_report_module_event(struct maptap_report *r,

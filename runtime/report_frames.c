@@ -116,6 +116,11 @@ bool rp_frame_internal(const char *base, const char *sym)
 	return strstr(sym, "morecore") != NULL;
 }
 
+bool rp_symbol_is(const char *sym, const char *name)
+{
+	return sym && sym_in(sym, &name, 1);
+}
+
 enum rp_dl_op rp_symbol_dl_op(const char *sym)
 {
 	if (!sym)

@@ -106,6 +106,9 @@ enum rp_dl_op { RP_DL_NONE = 0, RP_DL_OPEN, RP_DL_CLOSE, RP_DL_OPEN_FAILED };
  * ignored). */
 enum rp_dl_op rp_symbol_dl_op(const char *symbol);
 
+/* True when SYM (version and clone suffixes ignored) is NAME. */
+bool rp_symbol_is(const char *sym, const char *name);
+
 /* One frame, symbolized, with its strings owned (freed by
  * rp_frames_free()). */
 struct rp_frame {
