@@ -149,6 +149,11 @@ static pid_t share_owner(const struct maptap_report *r, pid_t pid)
 	return i < 0 ? pid : r->share[i].owner;
 }
 
+pid_t maptap_report_mm_owner(const struct maptap_report *r, pid_t pid)
+{
+	return r ? share_owner(r, pid) : pid;
+}
+
 /* CHILD shares the mm of PARENT (and so of whatever PARENT shares). */
 static int share_add(struct maptap_report *r, pid_t parent, pid_t child)
 {

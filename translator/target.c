@@ -211,8 +211,10 @@ static void report_event(struct run *r, const struct maptap_event *ev)
 	const struct maptap_frame *f = NULL;
 	unsigned n = 0;
 
+	/* A vfork child's modules are its parent's (maptap/report.h). */
 	if (maptap_report_wants_stack(ev))
-		n = stop_stack(r, ev->pid, ev->tid, ev->time_ns, &f);
+		n = stop_stack(r, maptap_report_mm_owner(r->rep, ev->pid),
+			       ev->tid, ev->time_ns, &f);
 	maptap_report_event(r->rep, ev, f, n);
 }
 
@@ -226,7 +228,8 @@ static void report_module_event(struct run *r,
 	unsigned n = 0;
 
 	if (me->syscall)
-		n = stop_stack(r, me->pid, me->tid, me->time_ns, &f);
+		n = stop_stack(r, maptap_report_mm_owner(r->rep, me->pid),
+			       me->tid, me->time_ns, &f);
 	maptap_report_module_event(r->rep, me, f, n);
 }
 

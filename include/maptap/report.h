@@ -18,7 +18,8 @@
  *     name, largest first;
  *   - the peak of mapped bytes and when it was reached;
  *   - every dlopen and dlclose seen (module loads and unloads whose
- *     stack passes through dlopen/dlclose), with the stack that made it.
+ *     stack passes through dlopen/dlclose; an unload inside a dlopen,
+ *     not a dlclose, is a failed dlopen), with the stack that made it.
  * Bytes are virtual bytes of VMAs (what /proc/PID/maps lists), whatever
  * their protection: a PROT_NONE reservation is mapped memory too.
  * Memory mapped before maptap attached, by the kernel at execve, and
@@ -98,7 +99,10 @@ bool maptap_report_has_site(const struct maptap_report *r, pid_t pid,
  * sites at the new address; grow: the added bytes are charged to FRAMES'
  * site ("kernel" when no system call grew it: stack growth); shrink: the
  * cut bytes are uncharged; fork: the child starts as a copy of the
- * parent's map; exec: the process's map is cleared (the snapshot that
+ * parent's map; clone of a process (THREAD false): the child shares
+ * its parent's record until its exec or exit (maptap_report_mm_owner());
+ * exec: the record of the old image ends (state "exec", frozen with its
+ * peak) and a new record of the same pid starts empty (the snapshot that
  * follows is charged to "execve"); exit with group_exit and detach of a
  * process: the process's state is frozen as it was.
  * Returns 0, or -ENOMEM (the report is then incomplete and says so). */
@@ -106,10 +110,23 @@ int maptap_report_event(struct maptap_report *r,
 			const struct maptap_event *ev,
 			const struct maptap_frame *frames, unsigned nframes);
 
+/* The pid whose address space (and record) process PID uses: PID
+ * itself, or, for a process that shares another's mm (a vfork child,
+ * clone(2) with CLONE_VM and no CLONE_THREAD: a MAPTAP_EV_CLONE with
+ * THREAD false) until it execs or exits, that other process (followed
+ * along chains).  Its range events are charged to that process's
+ * record, with the call site from its own stack; callers unwind its
+ * thread with the owner's modules (maptap_unwind(u, OWNER, TID, ...)),
+ * as only the owner's address space was ever described to the module
+ * layer.  R NULL: PID.  Pure. */
+pid_t maptap_report_mm_owner(const struct maptap_report *r, pid_t pid);
+
 /* Record module event ME with the stack of ME->tid (FRAMES as for
  * maptap_report_event()): a load whose stack passes through dlopen (or
  * dlmopen) is listed as a dlopen, an unload whose stack passes through
- * dlclose as a dlclose; others (the loader's start-up loads, exec) are
+ * dlclose as a dlclose, and one through dlopen but not dlclose (the
+ * loader unmapping a library it could not link, glibc elf/dl-open.c) as
+ * a failed dlopen; others (the loader's start-up loads, exec) are
  * only counted.  Returns 0 or -ENOMEM. */
 int maptap_report_module_event(struct maptap_report *r,
 			       const struct maptap_module_event *me,

@@ -76,8 +76,7 @@ def internal(sym):
 
 # ---- known chains ----
 
-def check_chain_json(prog, data):
-    name = "chain"
+def check_chain_json(prog, data, name="chain"):
     r = t.maptap(["--report", "-c", "%s %s" % (prog, data)])
     t.eq(r.status, 0, "%s: maptap --report exits with the target's 0" %
          name)
@@ -371,6 +370,111 @@ def check_fork():
          "%s: the parent did not call child_map" % name)
 
 
+# ---- vfork, exec, failed dlopen, static ----
+
+def check_vfork(mode):
+    """A vfork child's maps are charged to its parent, exactly."""
+    name = "vfork " + mode
+    prog = t.build("r_vfork")
+    true = os.path.realpath(shutil.which("true"))
+    r = t.maptap(["--report", "-c", "%s %s %s" % (prog, mode, true)])
+    t.eq(r.status, 0, "%s: exits 0" % name)
+    want = t.reports(r.stdout)
+    reps = reports_of(r, name)
+    parent = [x for x in reps if x["exe"] == prog]
+    if not t.eq(len(parent), 1, "%s: one report of the parent" % name):
+        return
+    parent = parent[0]
+    t.eq(want.get("child"), 4 * MIB, "%s: the child's 4 MiB are in the "
+         "parent's address space" % name)
+    t.eq(parent["live_bytes"], want.get("total"),
+         "%s: the parent's live_bytes is what it sees at its end" % name)
+    t.eq(parent["peak_bytes"], want.get("total"),
+         "%s: and so is its peak" % name)
+    s = one_site(parent, "vfork_map", name)
+    if s:
+        t.eq(s["bytes"], 4 * MIB, "%s: the child's site, from the "
+             "child's stack, holds its 4 MiB" % name)
+    child = [x for x in reps if x["pid"] == want.get("child_pid")]
+    if mode == "exit":
+        t.eq(child, [], "%s: a child that never exec'd has no record" %
+             name)
+    else:
+        t.ok(len(child) == 1 and child[0]["exe"] == true and
+             child[0]["peak_bytes"] < 4 * MIB,
+             "%s: the exec'd child has its own record, of true alone" %
+             name)
+
+
+def check_exec():
+    name = "exec"
+    prog = t.build("r_exec")
+    true = os.path.realpath(shutil.which("true"))
+    r = t.maptap(["--report", "-c", "%s %s" % (prog, true)])
+    t.eq(r.status, 0, "%s: exits 0" % name)
+    want = t.reports(r.stdout)
+    reps = reports_of(r, name)
+    if not t.eq(len(reps), 2, "%s: two records, one per image" % name):
+        return
+    old, new = reps
+    t.eq(old["pid"], new["pid"], "%s: of one pid" % name)
+    t.eq((old["exe"], old["state"], old.get("exec_path"), old["status"]),
+         (prog, "exec", true, None),
+         "%s: the first image ends replaced by exec of true" % name)
+    t.eq(old["peak_bytes"], want.get("peak"),
+         "%s: the first image's peak is what it saw (%s)" %
+         (name, want.get("peak")))
+    s = one_site(old, "big_map", name)
+    if s:
+        t.eq(s["bytes"], 16 * MIB, "%s: big_map holds its 16 MiB" % name)
+    t.eq((new["exe"], new["state"], new["status"]), (true, "exited", 0),
+         "%s: the second record is true's, exited 0" % name)
+    t.ok(new["peak_bytes"] < 16 * MIB and new["live_bytes"] > 0,
+         "%s: true's peak is its own (%d)" % (name, new["peak_bytes"]))
+    t.eq(call_site(new, "big_map"), [],
+         "%s: nothing of the first image in the second" % name)
+    rt = t.maptap(["--report", "-c", "%s %s" % (prog, true)], json_out=False)
+    t.ok("): replaced by exec of %s\n" % true in rt.stdout,
+         "%s: text says replaced by exec of PATH" % name)
+
+
+def check_dlopen_failed():
+    name = "dlopen failed"
+    tmp = t.tmpdir()
+    bad = t.build("r_dlbad", shared=True,
+                  out=os.path.join(tmp, "libdlbad.so"))
+    prog = t.build("r_dlfail")
+    r = t.maptap(["--report", "-c", "%s %s" % (prog, bad)])
+    t.eq(r.status, 0, "%s: exits 0" % name)
+    t.eq(t.reports(r.stdout).get("failed"), 1,
+         "%s: the dlopen failed" % name)
+    reps = reports_of(r, name)
+    if not t.eq(len(reps), 1, "%s: one report line" % name):
+        return
+    ops = [x["op"] for x in reps[0]["dl"] if x["path"] == bad]
+    t.eq(ops, ["dlopen", "dlopen_failed"],
+         "%s: listed as dlopen, then dlopen_failed; no dlclose" % name)
+    failed = [x for x in reps[0]["dl"] if x["op"] == "dlopen_failed"]
+    t.ok(failed and syms(failed[0])[:1] == ["main"],
+         "%s: with the stack of dlopen's caller" % name)
+    rt = t.maptap(["--report", "-c", "%s %s" % (prog, bad)], json_out=False)
+    t.ok(re.search(r"tid \d+ dlopen failed %s\n" % re.escape(bad),
+                   rt.stdout), "%s: text says dlopen failed" % name)
+
+
+def check_static(data=None):
+    """glibc's malloc linked into the program is skipped too."""
+    name = "static chain"
+    data = data or data_file(8192)
+    prog = t.build("r_chain", "-static",
+                   out=os.path.join(t.tmpdir(), "r_chain_static"),
+                   must=False)
+    if not prog:
+        t.skip("%s: gcc -static does not link here (no libc.a)" % name)
+        return
+    check_chain_json(prog, data, name)
+
+
 # ---- -x: detach from a process that runs on ----
 
 def start_attached(prog, extra):
@@ -572,6 +676,11 @@ def main():
     check_script_and_log(prog, data)
     check_dlopen()
     check_fork()
+    check_vfork("exit")
+    check_vfork("exec")
+    check_exec()
+    check_dlopen_failed()
+    check_static(data)
     check_detach_sigint()
     check_detach_timeout()
     check_python()
@@ -582,4 +691,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 1:
+        globals()["check_" + sys.argv[1]](*sys.argv[2:])
+        t.done()
+    else:
+        main()
