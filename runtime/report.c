@@ -181,10 +181,21 @@ static bool share_drop(struct maptap_report *r, pid_t pid)
 
 /* ---- accounting ---- */
 
+/* S is about to change: the first change since P's latest peak saves
+ * what S held at it.  O(1) per change, nothing per peak. */
+static void keep_at_peak(const struct rp_proc *p, struct rp_site *s)
+{
+	if (s->at_peak_gen != p->peak_gen) {
+		s->at_peak = s->live;
+		s->at_peak_gen = p->peak_gen;
+	}
+}
+
 static void uncharge(void *arg, uint32_t site, uint64_t bytes)
 {
 	struct rp_proc *p = arg;
 
+	keep_at_peak(p, &p->sites[site]);
 	p->sites[site].live -= bytes;
 }
 
@@ -194,6 +205,7 @@ static void charge(struct rp_proc *p, long site, uint64_t bytes)
 
 	if (!bytes)
 		return;
+	keep_at_peak(p, s);
 	s->live += bytes;
 	s->maps++;
 	if (s->live > s->peak)
@@ -205,6 +217,7 @@ static void note_peak(struct rp_proc *p, uint64_t time_ns)
 	if (p->map.bytes > p->peak) {
 		p->peak = p->map.bytes;
 		p->peak_ns = time_ns;
+		p->peak_gen++;
 	}
 }
 

@@ -45,6 +45,25 @@ static struct row *site_rows(const struct rp_proc *p, size_t *n)
 	return v;
 }
 
+/* The sites of P with bytes at its peak, largest first; *N of them. */
+static struct row *peak_rows(const struct rp_proc *p, size_t *n)
+{
+	struct row *v = malloc((p->nsites + 1) * sizeof(*v));
+	size_t i;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (i = 0; i < p->nsites; i++) {
+		uint64_t b = rp_site_at_peak(p, &p->sites[i]);
+
+		if (b)
+			v[(*n)++] = (struct row){ (uint32_t)i, b };
+	}
+	qsort(v, *n, sizeof(*v), row_cmp);
+	return v;
+}
+
 static void add_class_bytes(void *arg, const struct rp_node *n)
 {
 	uint64_t *by = arg;
@@ -154,6 +173,30 @@ static void json_sites(FILE *fp, const struct rp_proc *p,
 	fputc(']', fp);
 }
 
+/* "peak_sites": the TOP largest at the peak. */
+static int json_peak_sites(FILE *fp, const struct maptap_report *r,
+			   const struct rp_proc *p)
+{
+	size_t n, i;
+	struct row *v = peak_rows(p, &n);
+
+	if (!v)
+		return -ENOMEM;
+	fputs(",\"peak_sites\":[", fp);
+	for (i = 0; i < n && i < r->opts.top; i++) {
+		const struct rp_site *s = &p->sites[v[i].id];
+
+		fprintf(fp, "%s{\"what\":\"%s\",\"bytes\":%" PRIu64
+			",\"frames\":", i ? "," : "", rp_what_name(s->what),
+			v[i].bytes);
+		json_frames(fp, s->frames, s->nframes);
+		fputc('}', fp);
+	}
+	fputc(']', fp);
+	free(v);
+	return 0;
+}
+
 static void json_classes(FILE *fp, const struct maptap_report *r,
 			 const struct row *mod, size_t nm,
 			 const struct row *anon, size_t na)
@@ -232,6 +275,12 @@ static int json_proc(FILE *fp, const struct maptap_report *r,
 		p->map.bytes, p->peak, p->peak_ns,
 		p->incomplete ? "true" : "false");
 	json_sites(fp, p, sites, ns);
+	if (json_peak_sites(fp, r, p)) {
+		free(sites);
+		free(mod);
+		free(anon);
+		return -ENOMEM;
+	}
 	json_classes(fp, r, mod, nm, anon, na);
 	json_dl(fp, p);
 	fprintf(fp, ",\"loads_at_start\":%" PRIu64 "}\n", p->loads_at_start);
@@ -359,11 +408,48 @@ static void text_more(FILE *fp, const struct row *v, size_t n, size_t top)
 		rest, human(rest, h));
 }
 
+/* One site's name: its pseudo name or its frames. */
+static void text_site_name(FILE *fp, const struct rp_site *s)
+{
+	unsigned j;
+
+	if (s->what != RP_W_CALL)
+		fprintf(fp, "[%s]", rp_what_name(s->what));
+	for (j = 0; j < s->nframes; j++) {
+		if (j)
+			fputs(" <- ", fp);
+		text_frame(fp, &s->frames[j]);
+	}
+	fputc('\n', fp);
+}
+
+/* Rows of the "at the peak" table: short, the full list is JSON's. */
+#define TEXT_PEAK_ROWS 5
+
+/* What held the peak, even sites that hold nothing now. */
+static int text_peak_sites(FILE *fp, const struct rp_proc *p)
+{
+	size_t n, i;
+	struct row *v = peak_rows(p, &n);
+	char h[32];
+
+	if (!v)
+		return -ENOMEM;
+	fputs("  at the peak:\n", fp);
+	for (i = 0; i < n && i < TEXT_PEAK_ROWS; i++) {
+		fprintf(fp, "    %14" PRIu64 " %10s  ", v[i].bytes,
+			human(v[i].bytes, h));
+		text_site_name(fp, &p->sites[v[i].id]);
+	}
+	text_more(fp, v, n, TEXT_PEAK_ROWS);
+	free(v);
+	return 0;
+}
+
 static void text_sites(FILE *fp, const struct maptap_report *r,
 		       const struct rp_proc *p, const struct row *v, size_t n)
 {
 	size_t i, top = r->opts.top;
-	unsigned j;
 
 	fputs("  by call site:\n", fp);
 	fprintf(fp, "    %14s %14s %8s  %s\n", "BYTES", "PEAK", "MAPS",
@@ -373,14 +459,7 @@ static void text_sites(FILE *fp, const struct maptap_report *r,
 
 		fprintf(fp, "    %14" PRIu64 " %14" PRIu64 " %8" PRIu64 "  ",
 			s->live, s->peak, s->maps);
-		if (s->what != RP_W_CALL)
-			fprintf(fp, "[%s]", rp_what_name(s->what));
-		for (j = 0; j < s->nframes; j++) {
-			if (j)
-				fputs(" <- ", fp);
-			text_frame(fp, &s->frames[j]);
-		}
-		fputc('\n', fp);
+		text_site_name(fp, s);
 	}
 	text_more(fp, v, n, top);
 }
@@ -469,6 +548,12 @@ static int text_proc(FILE *fp, const struct maptap_report *r,
 		since(r, p->peak_ns), p->map.bytes, human(p->map.bytes, h2),
 		ns);
 	text_sites(fp, r, p, sites, ns);
+	if (text_peak_sites(fp, p)) {
+		free(sites);
+		free(mod);
+		free(anon);
+		return -ENOMEM;
+	}
 	text_classes(fp, r, mod, nm, anon, na);
 	text_dl(fp, r, p);
 	free(sites);

@@ -25,6 +25,12 @@ struct rp_site {
 	uint64_t live;		/* bytes */
 	uint64_t peak;		/* bytes */
 	uint64_t maps;		/* charging events */
+	/* Its bytes at the process's latest peak, kept lazily: LIVE was
+	 * still that value unless AT_PEAK_GEN is the process's PEAK_GEN
+	 * (then AT_PEAK holds it, saved at the first change after that
+	 * peak).  rp_site_at_peak() reads it. */
+	uint64_t at_peak;
+	uint64_t at_peak_gen;
 	uint64_t hash;
 	unsigned what;		/* enum rp_what */
 	unsigned nframes;
@@ -55,6 +61,7 @@ struct rp_proc {
 	size_t nsites, sites_cap;
 	struct rp_ix site_ix;
 	uint64_t peak, peak_ns;	/* bytes; CLOCK_MONOTONIC ns */
+	uint64_t peak_gen;	/* new peaks so far */
 	bool exited;		/* the last thread exited: frozen */
 	bool detached;
 	bool execd;		/* its image was replaced by an exec: frozen;
@@ -101,6 +108,13 @@ struct maptap_report {
 				 * its exec */
 	size_t nshare, share_cap;
 };
+
+/* Bytes site S of P held at P's peak. */
+static inline uint64_t rp_site_at_peak(const struct rp_proc *p,
+				       const struct rp_site *s)
+{
+	return s->at_peak_gen == p->peak_gen ? s->at_peak : s->live;
+}
 
 /* ---- report_index.c ---- */
 

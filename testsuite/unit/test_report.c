@@ -666,6 +666,48 @@ static void test_exec_record(void)
 	maptap_modules_free(m);
 }
 
+/* What held the peak, kept lazily: sites that hold nothing at the end
+ * still show, each with its bytes at that moment, not its own peak. */
+static void test_peak_sites(void)
+{
+	struct maptap_modules *m;
+	struct maptap_report *r;
+	const struct rp_proc *p;
+	char *text;
+
+	maptap_modules_new(NULL, &m);
+	maptap_report_new(m, NULL, &r);
+	/* b: 8 pages, down to 2 before the peak; a: 4, c: 16 at the
+	 * peak, then all of c goes and a grows past what it held then. */
+	range(r, MAPTAP_EV_MAP, 40, 0x100 * K, 0x108 * K, NULL, st_b, 1);
+	range(r, MAPTAP_EV_UNMAP, 40, 0x102 * K, 0x108 * K, NULL, NULL, 0);
+	range(r, MAPTAP_EV_MAP, 40, 0x200 * K, 0x204 * K, NULL, st_a, 1);
+	range(r, MAPTAP_EV_MAP, 40, 0x300 * K, 0x310 * K, NULL, st_c, 1);
+	range(r, MAPTAP_EV_UNMAP, 40, 0x300 * K, 0x310 * K, NULL, NULL, 0);
+	range(r, MAPTAP_EV_MAP, 40, 0x204 * K, 0x20c * K, NULL, st_a, 1);
+	range(r, MAPTAP_EV_MAP, 40, 0x400 * K, 0x401 * K, NULL, st_d, 1);
+	p = rec(r, 40);
+	tap_int_eq((long long)p->peak, 22 * K, "peak: 2 + 4 + 16 pages");
+	text = print_of(r, true);
+	tap_ok(strstr(text, "\"peak_sites\":[{\"what\":\"call\","
+		      "\"bytes\":65536,\"frames\":[{\"pc\":\"0xc1\"")
+	       != NULL, "JSON: c, freed since, held 16 pages at the peak");
+	tap_ok(strstr(text, "\"bytes\":16384,\"frames\":[{\"pc\":\"0xa1\"")
+	       != NULL && strstr(text, "\"bytes\":8192,\"frames\":"
+				 "[{\"pc\":\"0xb1\"") != NULL,
+	       "JSON: a and b with their bytes then, not now");
+	tap_ok(!strstr(text, "\"pc\":\"0xd1\"}]}],\"modules\"") &&
+	       !strstr(strstr(text, "\"peak_sites\""), "0xd1"),
+	       "JSON: d came after the peak");
+	free(text);
+	text = print_of(r, false);
+	tap_ok(strstr(text, "  at the peak:\n             65536   64.0 KiB  "
+		      "0xc1\n") != NULL, "text: the at-the-peak table");
+	free(text);
+	maptap_report_free(r);
+	maptap_modules_free(m);
+}
+
 /* MAP_SHARED|MAP_ANONYMOUS is anonymous memory, not module /dev/zero. */
 static void test_anon_shared(void)
 {
@@ -837,6 +879,7 @@ int main(int argc, char **argv)
 	test_vfork();
 	test_exec_record();
 	test_anon_shared();
+	test_peak_sites();
 	test_text();
 	test_classes();
 	return tap_done();
