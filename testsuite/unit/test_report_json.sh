@@ -28,7 +28,8 @@ objs = [json.loads(l) for l in lines]
 check(len(objs) == 2, "one line per process")
 p, c = objs
 keys = ["event", "pid", "exe", "state", "status", "live_bytes",
-        "peak_bytes", "peak_time_ns", "incomplete", "sites", "modules",
+        "peak_bytes", "peak_time_ns", "incomplete", "sites", "peak_sites",
+        "modules",
         "anon", "dl", "loads_at_start"]
 check(list(p.keys()) == keys, "fields in the schema's order")
 check(p["event"] == "report" and p["pid"] == 100, "event and pid")
@@ -43,6 +44,9 @@ for o in objs:
     s = sum(x["bytes"] for x in o["sites"])
     a = sum(x["bytes"] for x in o["modules"]) + sum(x["bytes"] for x in o["anon"])
     check(s == o["live_bytes"] == a, "pid %d: sites = classes = live" % o["pid"])
+    ps = [x["bytes"] for x in o["peak_sites"]]
+    check(sum(ps) == o["peak_bytes"] and ps == sorted(ps, reverse=True),
+          "pid %d: peak_sites add up to peak_bytes, largest first" % o["pid"])
     b = [x["bytes"] for x in o["sites"]]
     check(b == sorted(b, reverse=True) and all(b), "pid %d: sites largest first, none empty" % o["pid"])
 whats = {x["what"] for x in p["sites"]}
