@@ -18,6 +18,9 @@ next resync.  r_chain keeps its buffers static and its stack inside the
 128 KiB or more that execve gives it, so nothing grows unseen and the
 peak is exact; a program whose stack grew would see the report's peak
 low by at most that growth.
+
+`report.py CASE [ARGS]` runs only check_CASE (e.g. `report.py exec`,
+`report.py vfork exit`), for working on one case.
 """
 import os
 import re
