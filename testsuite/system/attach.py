@@ -237,6 +237,9 @@ def refused(args, want, name, prefix=()):
     good = r.status == 1 and len(lines) == 1 and want in lines[0]
     if not t.ok(good, "refused: %s" % name):
         t.diag("status %s, stderr %r" % (r.status, r.stderr))
+    # nothing of the log (not even its header) for a run that never
+    # traced anything
+    t.eq(r.stdout, "", "refused: %s: no output" % name)
     return r
 
 
