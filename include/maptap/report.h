@@ -16,7 +16,8 @@
  *     mapped to dlopen's caller;
  *   - live mapped bytes by module and segment kind, and by anonymous
  *     name, largest first;
- *   - the peak of mapped bytes and when it was reached;
+ *   - the peak of mapped bytes, when it was reached and the sites that
+ *     held it then (kept lazily: O(1) per event);
  *   - every dlopen and dlclose seen (module loads and unloads whose
  *     stack passes through dlopen/dlclose; an unload inside a dlopen,
  *     not a dlclose, is a failed dlopen), with the stack that made it.
@@ -24,6 +25,9 @@
  * their protection: a PROT_NONE reservation is mapped memory too.
  * Memory mapped before maptap attached, by the kernel at execve, and
  * memory a fork child inherited keeps pseudo call sites that say so.
+ * Each program image of a process is a record of its own (an exec ends
+ * one and starts the next); a process that shares another's mm (vfork)
+ * has none until its exec (maptap_report_mm_owner()).
  * The state of a process is kept after it exits, so that the report of
  * an exited process and of one still running at detach look alike.
  * Threads: a report is not thread-safe; one owner (the thread that runs
@@ -133,7 +137,8 @@ int maptap_report_module_event(struct maptap_report *r,
 			       const struct maptap_frame *frames,
 			       unsigned nframes);
 
-/* Totals of process PID, for callers and tests.  Bytes; times in ns
+/* Totals of process PID, for callers and tests: of its latest record
+ * (after an exec, the current image's).  Bytes; times in ns
  * (CLOCK_MONOTONIC, as in events). */
 struct maptap_report_totals {
 	uint64_t live_bytes;	/* mapped now (at exit/detach if ended) */
