@@ -62,6 +62,8 @@ static void set_call(struct mt_thread *t, const struct maptap_syscall *sc,
 		t->proc->mm->in_call--;
 	t->call = sc;
 	t->reported = false;
+	t->after_tid = 0;
+	t->after_sc = NULL;
 	if (!sc)
 		return;
 	memcpy(t->args, args, sizeof(t->args));

@@ -47,6 +47,10 @@ struct mt_thread {
 	uint64_t sp;			/* stack pointer at entry */
 	bool reported;			/* its effect was already reported, in
 					 * its name, by another thread's refresh */
+	pid_t after_tid;		/* a munmap's: the last sibling whose
+					 * mapping call over its range returned
+					 * while it was pending, or 0 */
+	const struct maptap_syscall *after_sc;	/* and that call */
 	bool hooked;			/* on_syscall saw the entry of the call
 					 * in progress: report its exit */
 	int hook_nr;			/* that call's number */
