@@ -141,6 +141,12 @@ static void check_stack(struct maptap_session *s, struct mt_thread *t)
 	    s->buf2.n == 0)
 		return;
 	k = &s->buf2.v[0];
+	/* Only [stack] grows in page faults.  A thread's stack is an
+	 * mmap'd VMA, which the kernel may merge with a sibling's mapping
+	 * next to it: comparing that here would report a sibling's call
+	 * still in progress as a change without a call. */
+	if (k->kind != MAPTAP_VMA_STACK)
+		return;
 	m = maptap_mm_find(p->mm->model, t->sp);
 	if (m && m->start == k->start && m->end == k->end)
 		return;
@@ -225,29 +231,42 @@ static struct mt_thread *pending_over(struct maptap_session *s,
  * over [LO, HI) while the model still has memory there.  For callers
  * that know the memory there is gone: each such munmap ran already, and
  * munmap(2) takes its whole range at once, so all of it is gone; by its
- * exit other calls may have mapped any part of it again. */
+ * exit other calls may have mapped any part of it again.  One reported
+ * already is taken again: it was reported when a hole appeared that
+ * another munmap may have made, and a read since, made before it ran,
+ * may have put back memory it has freed since. */
 static void report_pending_unmaps(struct maptap_session *s,
 				  struct mt_thread *t, uint64_t lo, uint64_t hi)
 {
 	struct mt_proc *p = t->proc;
 	struct maptap_mm_hint h;
-	struct mt_thread *o;
-	uint64_t a = 0, b = 0;
-	size_t n;
+	size_t i;
 
-	for (;;) {
-		n = 0;
-		maptap_mm_foreach(p->mm->model, lo, hi, count_vma, &n);
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *o = s->threads.slot[i];
+		uint64_t a, b, a2, b2, x, y;
+		size_t n = 0;
+
+		if (!o || o == (struct mt_thread *)1 || o == t || !o->call ||
+		    o->call->range != MAPTAP_RANGE_UNMAP ||
+		    o->proc->mm != p->mm ||
+		    maptap_syscall_range(o->call, o->args, 0, &a, &b, &a2,
+					 &b2) != 1 ||
+		    !(a < hi && lo < b))
+			continue;
+		x = a > lo ? a : lo;
+		y = b < hi ? b : hi;
+		maptap_mm_foreach(p->mm->model, x, y, count_vma, &n);
 		if (!n)
-			return;
-		o = pending_over(s, t, lo, hi, PENDING_UNMAP, &a, &b);
-		if (!o)
-			return;
+			continue;
 		hint_init(&h, p, o->tid, o->call);
 		maptap_mm_update(p->mm->model, a, b, NULL, 0, &h, emit_cb, s);
 		o->reported = true;
 	}
 }
+
+static bool next_uncovered(uint64_t at, uint64_t hi, uint64_t (*r)[2],
+			   size_t n, uint64_t *x, uint64_t *y);
 
 /* An mmap without MAP_FIXED never replaces anything (mmap(2)): if the
  * model still has memory where it placed the new mapping, other threads'
@@ -262,7 +281,7 @@ static void unmap_raced(struct maptap_session *s, struct mt_thread *t,
 	struct mt_proc *p = t->proc;
 	struct mt_thread *o;
 	struct maptap_mm_hint h;
-	uint64_t a = 0, b = 0;
+	uint64_t a = 0, b = 0, x, y;
 	size_t n = 0;
 
 	report_pending_unmaps(s, t, lo, hi);
@@ -271,7 +290,12 @@ static void unmap_raced(struct maptap_session *s, struct mt_thread *t,
 		return;
 	o = pending_over(s, t, lo, hi, PENDING_ANY, &a, &b);
 	hint_init(&h, p, o ? o->tid : p->pid, o ? o->call : NULL);
-	maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h, emit_cb, s);
+	/* Where a sibling's call that returned meanwhile mapped, that
+	 * mapping came after this one (it could not be here before):
+	 * the read that follows finds it unchanged. */
+	for (x = lo; next_uncovered(x, hi, t->after_r, (size_t)t->n_after,
+				    &x, &y); x = y)
+		maptap_mm_update(p->mm->model, x, y, NULL, 0, &h, emit_cb, s);
 }
 
 /* A MAP_FIXED mmap that succeeded filled all of [LO, HI); a hole in the
@@ -297,8 +321,18 @@ static void fixed_raced(struct maptap_session *s, struct mt_thread *t,
 	}
 }
 
+static bool placed(const struct mt_thread *o)
+{
+	return o->call->range == MAPTAP_RANGE_RET_LEN ||
+	       (o->call->range == MAPTAP_RANGE_MMAP &&
+		!(o->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)));
+}
+
 /* After mapping call T returned over [LO, HI): tell each sibling munmap
- * pending over it, whose exit re-reads its range (unmap_exit()). */
+ * pending over it, whose exit re-reads its range (unmap_exit()), and
+ * each sibling mmap whose address the kernel chooses, which may have run
+ * before T and whose exit then finds T's mapping in its range
+ * (unmap_raced()). */
 static void note_after(struct maptap_session *s, struct mt_thread *t,
 		       uint64_t lo, uint64_t hi)
 {
@@ -309,8 +343,20 @@ static void note_after(struct maptap_session *s, struct mt_thread *t,
 		uint64_t a, b, a2, b2;
 
 		if (!o || o == (struct mt_thread *)1 || o == t || !o->call ||
-		    o->call->range != MAPTAP_RANGE_UNMAP ||
-		    o->proc->mm != t->proc->mm ||
+		    o->call->cls != MAPTAP_SC_MAP ||
+		    o->proc->mm != t->proc->mm)
+			continue;
+		if (placed(o)) {
+			if (o->n_after < 4) {
+				o->after_r[o->n_after][0] = lo;
+				o->after_r[o->n_after++][1] = hi;
+			} else {
+				o->after_r[0][0] = 0;	/* too many: all */
+				o->after_r[0][1] = MT_TOP;
+			}
+			continue;
+		}
+		if (o->call->range != MAPTAP_RANGE_UNMAP ||
 		    maptap_syscall_range(o->call, o->args, 0, &a, &b, &a2,
 					 &b2) != 1 ||
 		    !(a < hi && lo < b))
@@ -405,6 +451,33 @@ static bool next_uncovered(uint64_t at, uint64_t hi, uint64_t (*r)[2],
 	return true;
 }
 
+/* Unmap, in HINT's name, what the model has in the holes of the kernel's
+ * VMAs in s->buf over [LO, HI). */
+static int unmap_holes(struct maptap_session *s, struct mt_thread *t,
+		       uint64_t lo, uint64_t hi,
+		       const struct maptap_mm_hint *hint)
+{
+	uint64_t at = lo;
+	size_t i;
+	int err;
+
+	for (i = 0; i <= s->buf.n && at < hi; i++) {
+		uint64_t next = i < s->buf.n ? s->buf.v[i].start : hi;
+
+		if (next > hi)
+			next = hi;
+		if (at < next) {
+			err = maptap_mm_update(t->proc->mm->model, at, next,
+					       NULL, 0, hint, emit_cb, s);
+			if (err < 0)
+				return err;
+		}
+		if (i < s->buf.n && s->buf.v[i].end > at)
+			at = s->buf.v[i].end;
+	}
+	return 0;
+}
+
 /* munmap's exit.  Its effect is known without a read: its whole range is
  * gone.  Report that first, then re-read the range: whatever is there now
  * was mapped after the munmap ran.  Where a sibling's pending call may
@@ -415,8 +488,10 @@ static bool next_uncovered(uint64_t at, uint64_t hi, uint64_t (*r)[2],
  * its exit likewise (--verify waits while it is pending: mm->in_call).
  * Reading first instead would see such a mapping and lose the unmap; not
  * reading would lose the mapping.  When a sibling's refresh reported
- * this munmap already, later reads have kept the model of the range
- * since: nothing to do. */
+ * this munmap already, it took the munmap to have run, which it may not
+ * have yet (another munmap may have made the hole it saw): what the
+ * model still has where the kernel now has nothing is this munmap's
+ * doing, reported now in its name. */
 static int unmap_exit(struct maptap_session *s, struct mt_thread *t,
 		      uint64_t lo, uint64_t hi)
 {
@@ -427,17 +502,23 @@ static int unmap_exit(struct maptap_session *s, struct mt_thread *t,
 	size_t n;
 	int err;
 
-	if (t->reported)
-		return 0;
 	hint_init(&h, p, t->tid, t->call);
-	err = maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h, emit_cb, s);
-	if (err < 0)
-		return err;
+	if (!t->reported) {
+		err = maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h,
+				       emit_cb, s);
+		if (err < 0)
+			return err;
+	}
 	maptap_vma_buf_clear(&s->buf);
 	err = maptap_maps_read_range(p->mm->reader, lo, hi, &s->buf);
 	if (err)
 		return err;
 	s->stats.refreshes++;
+	if (t->reported) {
+		err = unmap_holes(s, t, lo, hi, &h);
+		if (err < 0)
+			return err;
+	}
 	if (!s->buf.n)
 		return 0;
 	n = pending_ranges(s, t, r, 16, &running);

@@ -51,6 +51,10 @@ struct mt_thread {
 					 * mapping call over its range returned
 					 * while it was pending, or 0 */
 	const struct maptap_syscall *after_sc;	/* and that call */
+	uint64_t after_r[4][2];		/* a placed mmap's: ranges siblings'
+					 * mapping calls that returned while it
+					 * was pending filled ([0] = [1]: many) */
+	int n_after;
 	bool hooked;			/* on_syscall saw the entry of the call
 					 * in progress: report its exit */
 	int hook_nr;			/* that call's number */
