@@ -17,6 +17,12 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+/* Yama's ptrace restriction, when the kernel has it (Documentation/
+ * admin-guide/LSM/Yama.rst): the likely cause of an EPERM from ptrace
+ * there, and only there. */
+#define YAMA_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
 
 struct held {
 	pid_t tid;
@@ -252,9 +258,14 @@ int maptap_session_attach(struct maptap_session *s, pid_t pid)
 			return mt_error(s, -EBUSY,
 					"process %d is already traced by process %ld",
 					(int)pid, tracer);
+		if ((err == -EPERM || err == -EACCES) &&
+		    access(YAMA_SCOPE, F_OK) == 0)
+			return mt_error(s, err,
+					"permission denied attaching to process %d (ptrace: %s; see " YAMA_SCOPE ")",
+					(int)pid, strerror(-err));
 		if (err == -EPERM || err == -EACCES)
 			return mt_error(s, err,
-					"permission denied attaching to process %d (ptrace: %s; see /proc/sys/kernel/yama/ptrace_scope)",
+					"permission denied attaching to process %d (ptrace: %s; it may belong to another user or be undumpable, or a security module forbids it: ptrace(2), \"Ptrace access mode checking\")",
 					(int)pid, strerror(-err));
 		return mt_error(s, err, "cannot attach to process %d: %s",
 				(int)pid, strerror(-err));

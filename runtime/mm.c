@@ -369,9 +369,22 @@ struct verify {
 static bool same_or_both_null(const struct maptap_vma *a,
 			      const struct maptap_vma *b, uint64_t at)
 {
+	struct maptap_vma an, bn;
+
 	if (!a || !b)
 		return !a && !b;
-	return mm_state_eq(a, at, b, at);
+	if (!a->inode || !b->inode || !mm_backing_eq(a, at, b, at))
+		return mm_state_eq(a, at, b, at);
+	/* One file at one offset: its path is not part of the mapping.
+	 * The kernel prints the file's name as it is when maps is read
+	 * (d_path() in fs/proc/task_mmu.c), so a rename or an unlink of
+	 * a mapped file ("(deleted)") changes maps with no system call of
+	 * the process's; the model keeps the name it saw at the call. */
+	an = *a;
+	bn = *b;
+	an.name = bn.name = "";
+	an.name_len = bn.name_len = 0;
+	return mm_state_eq(&an, at, &bn, at);
 }
 
 static void verify_flush(struct verify *v)

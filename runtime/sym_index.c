@@ -26,6 +26,7 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,7 +252,8 @@ static int symtab_open(struct maptap_modules *m, struct mt_symtab *t,
 
 	if (!cb)
 		return -ENOMEM;
-	fd = dup(f->fd);
+	/* libdwfl owns this copy; never inherited by a launched command */
+	fd = fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	t->dwfl = dwfl_begin(cb);

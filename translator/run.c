@@ -194,7 +194,7 @@ int translator_run(const struct driver_opts *opts)
 			return 1;
 		}
 	if (opts->output_file && strcmp(opts->output_file, "-")) {
-		s.out = fopen(opts->output_file, "w");
+		s.out = fopen(opts->output_file, "we");
 		if (!s.out) {
 			fprintf(stderr, "maptap: cannot open %s: %s\n",
 				opts->output_file, strerror(errno));

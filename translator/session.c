@@ -64,7 +64,7 @@ void tr_session_fini(struct tr_session *s)
 struct src_file *tr_read_file(struct tr_session *s, const char *path,
 			      bool is_tapset)
 {
-	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
 	struct src_file *f;
 	char *buf = NULL;
 	size_t cap = 0, n = 0, got;

@@ -72,6 +72,7 @@ struct run {
 	char **argv;			/* -c, split */
 	char *cmd_copy;			/* the words of ARGV */
 	bool launched;
+	bool began;			/* a process became ready (begin) */
 	bool killed_by_exit;		/* exit() ended the command */
 	bool failed;
 	bool signals_set;
@@ -618,6 +619,7 @@ static void on_ready(pid_t pid, pid_t tid, enum maptap_ready_why why,
 	struct run *r = arg;
 	struct proc *p = proc_begin(r, pid);
 
+	r->began = true;
 	if (r->I->exit_requested)
 		return;
 	fire_point(r, TR_PROC_BEGIN, pid, tid, why != MAPTAP_READY_FORK,
@@ -881,6 +883,13 @@ int tr_target_close(struct interp *I)
 		code = 1;
 	else if (r->launched && !r->killed_by_exit)
 		code = exit_code_of(maptap_session_exit_status(r->pub.sess));
+	/* 127 from a command that never began is maptap's own child
+	 * failing its execvp (a "#!" interpreter that does not exist, a
+	 * file the kernel will not run), which said why on stderr: as
+	 * every other command that cannot be executed, status 1
+	 * (maptap(1), EXIT STATUS). */
+	if (code == 127 && r->launched && !r->began)
+		code = 1;
 	if (r->pub.sess && I->s->opts->verbose)
 		print_stats(r);
 	report_print(r);

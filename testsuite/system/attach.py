@@ -237,6 +237,9 @@ def refused(args, want, name, prefix=()):
     good = r.status == 1 and len(lines) == 1 and want in lines[0]
     if not t.ok(good, "refused: %s" % name):
         t.diag("status %s, stderr %r" % (r.status, r.stderr))
+    # nothing of the log (not even its header) for a run that never
+    # traced anything
+    t.eq(r.stdout, "", "refused: %s: no output" % name)
     return r
 
 
@@ -247,6 +250,19 @@ refused(["-x", "2"], "kernel thread", "kthreadd (pid 2)")
 refused(["-c", "/nonexistent/program"], "cannot execute", "missing command")
 refused(["-c", "/etc/passwd"], "cannot execute", "a file that is not executable")
 refused(["-c", "/"], "cannot execute", "a directory")
+
+# A "#!" script whose interpreter does not exist passes the checks made
+# before the fork; its execvp fails in maptap's child.  Status 1 all the
+# same, as for every command that cannot be executed (was 127).
+bad_interp = os.path.join(t.tmpdir(), "bad-interp.sh")
+with open(bad_interp, "w") as f:
+    f.write("#!/nonexistent/interpreter\necho hi\n")
+os.chmod(bad_interp, 0o755)
+r = t.maptap(["-c", bad_interp], json_out=False, verify=False, timeout=30)
+t.eq((r.status, [l for l in r.stderr.splitlines() if "cannot execute" in l
+                 and bad_interp in l] != []),
+     (1, True), "refused: a script whose interpreter does not exist: "
+     "status 1 and why")
 refused(["-c", busy, "-x", "1"], "cannot be used together", "-c and -x")
 
 # A zombie: our child that has exited and is not reaped yet.
