@@ -62,8 +62,6 @@ static void set_call(struct mt_thread *t, const struct maptap_syscall *sc,
 		t->proc->mm->in_call--;
 	t->call = sc;
 	t->reported = false;
-	t->after_tid = 0;
-	t->after_sc = NULL;
 	t->n_after = 0;
 	if (!sc)
 		return;

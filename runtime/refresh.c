@@ -281,8 +281,8 @@ static void unmap_raced(struct maptap_session *s, struct mt_thread *t,
 	struct mt_proc *p = t->proc;
 	struct mt_thread *o;
 	struct maptap_mm_hint h;
-	uint64_t a = 0, b = 0, x, y;
-	size_t n = 0;
+	uint64_t a = 0, b = 0, x, y, r[4][2];
+	size_t i, n = 0;
 
 	report_pending_unmaps(s, t, lo, hi);
 	maptap_mm_foreach(p->mm->model, lo, hi, count_vma, &n);
@@ -293,8 +293,14 @@ static void unmap_raced(struct maptap_session *s, struct mt_thread *t,
 	/* Where a sibling's call that returned meanwhile mapped, that
 	 * mapping came after this one (it could not be here before):
 	 * the read that follows finds it unchanged. */
-	for (x = lo; next_uncovered(x, hi, t->after_r, (size_t)t->n_after,
-				    &x, &y); x = y)
+	if (t->n_after > 4)
+		return;		/* too many to tell: the read decides */
+	for (i = 0; i < (size_t)t->n_after; i++) {
+		r[i][0] = t->after[i].lo;
+		r[i][1] = t->after[i].hi;
+	}
+	for (x = lo; next_uncovered(x, hi, r, (size_t)t->n_after, &x, &y);
+	     x = y)
 		maptap_mm_update(p->mm->model, x, y, NULL, 0, &h, emit_cb, s);
 }
 
@@ -346,23 +352,16 @@ static void note_after(struct maptap_session *s, struct mt_thread *t,
 		    o->call->cls != MAPTAP_SC_MAP ||
 		    o->proc->mm != t->proc->mm)
 			continue;
-		if (placed(o)) {
-			if (o->n_after < 4) {
-				o->after_r[o->n_after][0] = lo;
-				o->after_r[o->n_after++][1] = hi;
-			} else {
-				o->after_r[0][0] = 0;	/* too many: all */
-				o->after_r[0][1] = MT_TOP;
-			}
+		if (!placed(o) &&
+		    (o->call->range != MAPTAP_RANGE_UNMAP ||
+		     maptap_syscall_range(o->call, o->args, 0, &a, &b, &a2,
+					  &b2) != 1 ||
+		     !(a < hi && lo < b)))
 			continue;
-		}
-		if (o->call->range != MAPTAP_RANGE_UNMAP ||
-		    maptap_syscall_range(o->call, o->args, 0, &a, &b, &a2,
-					 &b2) != 1 ||
-		    !(a < hi && lo < b))
-			continue;
-		o->after_tid = t->tid;
-		o->after_sc = t->call;
+		if (o->n_after < 4)
+			o->after[o->n_after] = (struct mt_after){
+				t->tid, t->call, lo, hi };
+		o->n_after++;
 	}
 }
 
@@ -478,6 +477,42 @@ static int unmap_holes(struct maptap_session *s, struct mt_thread *t,
 	return 0;
 }
 
+/* Apply what s->buf found in [X, Y) after T's munmap ran: where the
+ * sibling call that returned meanwhile mapped, in its name; elsewhere,
+ * while a placed mmap is still in the kernel, leave it to that call's
+ * exit (most likely its doing); else in the name of none. */
+static int name_found(struct maptap_session *s, struct mt_thread *t,
+		      uint64_t x, uint64_t y, bool running)
+{
+	struct maptap_mm_hint h;
+	uint64_t r[4][2], a, b;
+	int i, n = t->n_after < 4 ? t->n_after : 4, err;
+
+	for (i = n - 1; i >= 0; i--) {	/* the latest first */
+		a = t->after[i].lo > x ? t->after[i].lo : x;
+		b = t->after[i].hi < y ? t->after[i].hi : y;
+		r[i][0] = t->after[i].lo;
+		r[i][1] = t->after[i].hi;
+		if (a >= b)
+			continue;
+		hint_init(&h, t->proc, t->after[i].tid, t->after[i].sc);
+		err = maptap_mm_update(t->proc->mm->model, a, b, s->buf.v,
+				       s->buf.n, &h, emit_cb, s);
+		if (err < 0)
+			return err;
+	}
+	if (running)
+		return 0;
+	hint_init(&h, t->proc, t->proc->pid, NULL);
+	for (a = x; next_uncovered(a, y, r, (size_t)n, &a, &b); a = b) {
+		err = maptap_mm_update(t->proc->mm->model, a, b, s->buf.v,
+				       s->buf.n, &h, emit_cb, s);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
 /* munmap's exit.  Its effect is known without a read: its whole range is
  * gone.  Report that first, then re-read the range: whatever is there now
  * was mapped after the munmap ran.  Where a sibling's pending call may
@@ -524,15 +559,8 @@ static int unmap_exit(struct maptap_session *s, struct mt_thread *t,
 	n = pending_ranges(s, t, r, 16, &running);
 	if (n > 16)
 		return 0;	/* many pending: their exits read */
-	if (t->after_sc)
-		hint_init(&h, p, t->after_tid, t->after_sc);
-	else if (running)
-		return 0;
-	else
-		hint_init(&h, p, p->pid, NULL);
 	for (x = lo; next_uncovered(x, hi, r, n, &x, &y); x = y) {
-		err = maptap_mm_update(p->mm->model, x, y, s->buf.v, s->buf.n,
-				       &h, emit_cb, s);
+		err = name_found(s, t, x, y, running);
 		if (err < 0)
 			return err;
 	}

@@ -47,14 +47,15 @@ struct mt_thread {
 	uint64_t sp;			/* stack pointer at entry */
 	bool reported;			/* its effect was already reported, in
 					 * its name, by another thread's refresh */
-	pid_t after_tid;		/* a munmap's: the last sibling whose
-					 * mapping call over its range returned
-					 * while it was pending, or 0 */
-	const struct maptap_syscall *after_sc;	/* and that call */
-	uint64_t after_r[4][2];		/* a placed mmap's: ranges siblings'
-					 * mapping calls that returned while it
-					 * was pending filled ([0] = [1]: many) */
-	int n_after;
+	struct mt_after {		/* sibling mapping calls that returned
+					 * while this call was pending, over its
+					 * range (a munmap's) or anywhere (a
+					 * placed mmap's): who, and where */
+		pid_t tid;
+		const struct maptap_syscall *sc;
+		uint64_t lo, hi;
+	} after[4];
+	int n_after;			/* > 4: more than kept */
 	bool hooked;			/* on_syscall saw the entry of the call
 					 * in progress: report its exit */
 	int hook_nr;			/* that call's number */

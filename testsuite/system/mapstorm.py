@@ -67,13 +67,13 @@ def fixed_storm(opts, name):
     t.no_verify_diffs(r, name)
     pid = t.first_pid(r)
     lo, hi = t.reports(r.stdout)["region"]
-    # Before the fix dozens per run; now about one in two runs, not yet
-    # explained (docs/tracer.md, "Threads racing in one mm"): said, not
-    # tested, so that the suite does not depend on the interleaving.
+    # Before the fix dozens per run; none in the runs measured since
+    # (docs/tracer.md, "Threads racing in one mm").  Said, not tested:
+    # the attribution depends on the interleaving, the model does not.
     nocall = [(e["event"], e["start"], e["tid"]) for e in t.touching(
               r.events, lo, hi, pid) if e["syscall"] is None]
     if nocall:
-        t.diag("%s: %d change(s) without their call (known, rare): %s"
+        t.diag("%s: %d change(s) without their call (see docs/tracer.md): %s"
                % (name, len(nocall), nocall[:3]))
     t.check_replay(r, pid, maps, name + ": the log replays into the final maps")
 
