@@ -6,7 +6,9 @@
  * found by the rescan).  Then interrupt them all and wait until each has
  * stopped, so that the snapshot of the maps is read while nothing in the
  * process can change them.  Stops other than our interrupt that arrive
- * meanwhile are kept and handled afterwards, so no signal is lost.
+ * meanwhile are kept and handled afterwards, so no signal is lost.  A
+ * thread that cannot stop now (a vfork parent) does not hold up the
+ * others: it is late, and its first stop resyncs the model (loop.c).
  */
 #include "tracer.h"
 
@@ -112,7 +114,61 @@ static int seize_all(struct maptap_session *s, struct mt_proc *p)
 	}
 }
 
-/* Wait until every fresh thread has stopped; keep other stops in HELD. */
+static int keep_held(struct held **held, size_t *nheld, size_t *cap,
+		     pid_t tid, int status)
+{
+	if (*nheld == *cap) {
+		struct held *nh = realloc(*held, (*cap = *cap ? 2 * *cap : 8) *
+					  sizeof(**held));
+
+		if (!nh)
+			return -ENOMEM;
+		*held = nh;
+	}
+	(*held)[(*nheld)++] = (struct held){ tid, status };
+	return 0;
+}
+
+/* The number of fresh threads that may still stop; those that cannot
+ * (mt_thread_unstoppable(): a vfork parent) become late when LOOK. */
+static size_t count_fresh(struct maptap_session *s, bool look)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *t = s->threads.slot[i];
+
+		if (!t || t == (struct mt_thread *)1 || !t->fresh || t->late)
+			continue;
+		if (look && mt_thread_unstoppable(t->tid)) {
+			t->late = true;
+			mt_diag(s, "pid %d: thread %d cannot stop now (in an uninterruptible sleep, such as a vfork parent waiting for its child's exec): the maps are read without it, and it is traced from its first stop",
+				(int)t->proc->pid, (int)t->tid);
+			continue;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* A detach request came: read the maps without the threads still on
+ * their way to a stop; the run loop lets everyone go. */
+static void make_late(struct maptap_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *t = s->threads.slot[i];
+
+		if (t && t != (struct mt_thread *)1 && t->fresh)
+			t->late = true;
+	}
+}
+
+/* Wait until every fresh thread has stopped, or cannot stop now, or a
+ * detach request came; keep other stops in HELD.  Never blocks: a stop
+ * we asked for may never come (a vfork parent sleeps until its child
+ * execs), and a request must end the wait whenever it comes. */
 static int wait_all_stopped(struct maptap_session *s, struct held **held,
 			    size_t *nheld)
 {
@@ -121,26 +177,31 @@ static int wait_all_stopped(struct maptap_session *s, struct held **held,
 	*held = NULL;
 	*nheld = 0;
 	for (;;) {
-		size_t i, fresh = 0;
 		struct mt_thread *t;
 		int status;
 		pid_t tid;
 
-		for (i = 0; i < s->threads.cap; i++) {
-			t = s->threads.slot[i];
-			if (t && t != (struct mt_thread *)1 && t->fresh)
-				fresh++;
-		}
-		if (!fresh)
+		if (!count_fresh(s, false))
 			return 0;
-		tid = waitpid(-1, &status, __WALL);
+		tid = waitpid(-1, &status, __WALL | WNOHANG);
 		if (tid < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
+		if (tid == 0) {
+			/* Nothing pending: leave out who cannot stop. */
+			if (!count_fresh(s, true))
+				return 0;
+			if (__atomic_load_n(&s->detach_req, __ATOMIC_SEQ_CST)) {
+				make_late(s);
+				return 0;
+			}
+			mt_wait_tick(s);
+			continue;
+		}
 		t = mt_thread_find(s, tid);
-		if (t && t->fresh) {
+		if (t && t->fresh && !t->late) {
 			/* Stopped (or gone): the snapshot may be read. */
 			t->fresh = false;
 			t->stopped = WIFSTOPPED(status);
@@ -150,14 +211,8 @@ static int wait_all_stopped(struct maptap_session *s, struct held **held,
 				continue;
 			}
 		}
-		if (*nheld == cap) {
-			struct held *nh = realloc(*held, (cap = cap ? 2 * cap : 8) *
-						  sizeof(**held));
-			if (!nh)
-				return -ENOMEM;
-			*held = nh;
-		}
-		(*held)[(*nheld)++] = (struct held){ tid, status };
+		if (keep_held(held, nheld, &cap, tid, status))
+			return -ENOMEM;
 	}
 }
 

@@ -62,6 +62,7 @@ static void set_call(struct mt_thread *t, const struct maptap_syscall *sc,
 		t->proc->mm->in_call--;
 	t->call = sc;
 	t->reported = false;
+	t->n_after = 0;
 	if (!sc)
 		return;
 	memcpy(t->args, args, sizeof(t->args));
@@ -188,32 +189,44 @@ static void detach_thread(struct maptap_session *s, struct mt_thread *t,
 
 /* Stop thread T (running) and detach it, handling whatever stop comes
  * first so that no signal is lost: used when a traced process is about
- * to be attached by another traced process. */
+ * to be attached by another traced process.  A thread that cannot stop
+ * now (a vfork parent) stays ours: its stop may never come, and waiting
+ * for it would hang maptap; the other tracer's attach then fails as it
+ * would against any tracer. */
 static void detach_running(struct maptap_session *s, struct mt_thread *t,
 			   const char *why)
 {
 	int status;
+	pid_t r;
 
 	if (ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L) != 0)
 		return;
 	for (;;) {
-		if (waitpid(t->tid, &status, __WALL) < 0) {
-			if (errno == EINTR)
-				continue;
+		r = waitpid(t->tid, &status, __WALL | WNOHANG);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return;
+		if (r > 0)
+			break;
+		if (mt_thread_unstoppable(t->tid) ||
+		    __atomic_load_n(&s->detach_req, __ATOMIC_SEQ_CST)) {
+			mt_diag(s, "pid %d: thread %d cannot stop now to be let go for %s",
+				(int)t->proc->pid, (int)t->tid, why);
 			return;
 		}
-		if (!WIFSTOPPED(status)) {
-			mt_handle_status(s, t->tid, status);
-			return;
-		}
-		/* A signal-delivery stop (no event, not a syscall stop):
-		 * deliver the signal on the way out. */
-		if (status >> 16 == 0 && WSTOPSIG(status) != (SIGTRAP | 0x80))
-			detach_thread(s, t, WSTOPSIG(status), why);
-		else
-			detach_thread(s, t, 0, why);
+		mt_wait_tick(s);
+	}
+	if (!WIFSTOPPED(status)) {
+		mt_handle_status(s, t->tid, status);
 		return;
 	}
+	/* A signal-delivery stop (no event, not a syscall stop): deliver
+	 * the signal on the way out. */
+	if (status >> 16 == 0 && WSTOPSIG(status) != (SIGTRAP | 0x80))
+		detach_thread(s, t, WSTOPSIG(status), why);
+	else
+		detach_thread(s, t, 0, why);
 }
 
 /* ptrace(2) called by a tracee.  PTRACE_TRACEME: let go of the caller so
@@ -573,6 +586,13 @@ int mt_handle_status(struct maptap_session *s, pid_t tid, int status)
 		return 0;
 	t->fresh = false;
 	t->stopped = true;
+	if (t->late) {
+		/* The attach snapshot was read while this thread could not
+		 * stop; whatever it changed meanwhile is found now. */
+		t->late = false;
+		if (!s->detaching)
+			mt_refresh_full(s, t->proc, t->tid, false);
+	}
 	if (s->detaching) {
 		detach_at_stop(s, t, status);
 		return 0;
@@ -633,6 +653,38 @@ static void start_detach(struct maptap_session *s)
 		if (t && t != (struct mt_thread *)1)
 			ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L);
 	}
+}
+
+/* While detaching, with no stop pending: a thread that cannot stop now
+ * (a vfork parent, asleep until its child execs, maybe never) would hold
+ * the detach forever.  Forget it: ptrace(2) cannot let go of a thread
+ * that is not in a stop, but the kernel does when the tracer exits
+ * (kernel/ptrace.c, exit_ptrace()), and clears our pending interrupt. */
+static void let_go_unstoppable(struct maptap_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *t = s->threads.slot[i];
+
+		if (!t || t == (struct mt_thread *)1 || t->stopped ||
+		    !mt_thread_unstoppable(t->tid))
+			continue;
+		mt_diag(s, "pid %d: thread %d cannot stop now (in an uninterruptible sleep, such as a vfork parent waiting for its child's exec): it is let go when maptap exits",
+			(int)t->proc->pid, (int)t->tid);
+		detach_thread(s, t, 0, "signal");
+	}
+}
+
+/* Sleep until a detach request or 1 ms passed: for the short waits
+ * outside the run loop, which must not block on a stop that may never
+ * come.  The request itself is left for the caller to see. */
+void mt_wait_tick(struct maptap_session *s)
+{
+	struct pollfd pf = { .fd = s->wake[0], .events = POLLIN };
+	struct timespec ts = { 0, 1000000 };
+
+	ppoll(&pf, 1, &ts, NULL);
 }
 
 static bool tracing(const struct maptap_session *s)
@@ -740,8 +792,15 @@ static int run_until(struct maptap_session *s, uint64_t deadline,
 		}
 		if (deadline && now >= deadline)
 			return 1;
+		if (s->detaching) {
+			let_go_unstoppable(s);
+			if (!tracing(s))
+				break;
+		}
+		/* Detaching, look again for threads that went to sleep
+		 * where they cannot stop (let_go_unstoppable()). */
 		wait_chld(s, chld_fd, deadline ? deadline - now : UINT64_MAX,
-			  signalled);
+			  signalled && !s->detaching);
 	}
 	return 0;
 }

@@ -67,6 +67,19 @@ int mt_proc_state(pid_t pid, char *state)
 	return 0;
 }
 
+/* Whether thread TID cannot enter a ptrace stop now: asleep
+ * uninterruptibly ('D': a vfork parent waits there until its child execs
+ * or exits, which may be never) or a zombie ('Z': a leader that exited
+ * before its threads).  A stop we asked for comes only when it wakes
+ * (ptrace(2), PTRACE_INTERRUPT), so no wait may count on it. */
+bool mt_thread_unstoppable(pid_t tid)
+{
+	char state;
+
+	return mt_proc_state(tid, &state) == 0 &&
+	       (state == 'D' || state == 'Z');
+}
+
 /* Numeric field FIELD (1-based, as proc(5) numbers them; >= 3) of
  * /proc/PID/stat. */
 int mt_proc_stat_field(pid_t pid, int field, long *out)

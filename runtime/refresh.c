@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -140,6 +141,12 @@ static void check_stack(struct maptap_session *s, struct mt_thread *t)
 	    s->buf2.n == 0)
 		return;
 	k = &s->buf2.v[0];
+	/* Only [stack] grows in page faults.  A thread's stack is an
+	 * mmap'd VMA, which the kernel may merge with a sibling's mapping
+	 * next to it: comparing that here would report a sibling's call
+	 * still in progress as a change without a call. */
+	if (k->kind != MAPTAP_VMA_STACK)
+		return;
 	m = maptap_mm_find(p->mm->model, t->sp);
 	if (m && m->start == k->start && m->end == k->end)
 		return;
@@ -159,12 +166,41 @@ static int count_vma(const struct maptap_vma *v, void *arg)
 	return 0;
 }
 
+/* The range pending call O may touch, known from its arguments alone:
+ * as maptap_syscall_range() with the return value it would have where
+ * the arguments fix it (MAP_FIXED, MREMAP_FIXED, an mremap in place).
+ * 0 when only the return value will say (a placed mmap). */
+static int pending_range(const struct mt_thread *o, uint64_t *a, uint64_t *b,
+			 uint64_t *a2, uint64_t *b2)
+{
+	uint64_t at = 0;
+
+	switch (o->call->range) {
+	case MAPTAP_RANGE_MMAP:
+		if (!(o->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)))
+			return 0;
+		at = o->args[0];
+		break;
+	case MAPTAP_RANGE_RET_LEN:
+		return 0;
+	case MAPTAP_RANGE_MREMAP:
+		at = o->args[3] & MREMAP_FIXED ? o->args[4] : o->args[0];
+		break;
+	default:
+		break;
+	}
+	return maptap_syscall_range(o->call, o->args, (int64_t)at, a, b, a2,
+				    b2);
+}
+
+enum pending_kind { PENDING_ANY, PENDING_UNMAP, PENDING_MAPPER };
+
 /* The thread of SELF's mm, other than SELF, whose pending call (only a
- * munmap when UNMAP_ONLY) covers [LO, HI), or NULL; its first range in
- * [*A, *B). */
+ * munmap for PENDING_UNMAP, anything but one for PENDING_MAPPER) covers
+ * [LO, HI), or NULL; its first range in [*A, *B). */
 static struct mt_thread *pending_over(struct maptap_session *s,
 				      struct mt_thread *self, uint64_t lo,
-				      uint64_t hi, bool unmap_only,
+				      uint64_t hi, enum pending_kind kind,
 				      uint64_t *a, uint64_t *b)
 {
 	size_t i;
@@ -178,10 +214,12 @@ static struct mt_thread *pending_over(struct maptap_session *s,
 		if (!o || o == (struct mt_thread *)1 || o == self || !o->call ||
 		    o->reported || o->call->cls != MAPTAP_SC_MAP ||
 		    o->proc->mm != self->proc->mm ||
-		    (unmap_only && o->call->range != MAPTAP_RANGE_UNMAP))
+		    (kind == PENDING_UNMAP &&
+		     o->call->range != MAPTAP_RANGE_UNMAP) ||
+		    (kind == PENDING_MAPPER &&
+		     o->call->range == MAPTAP_RANGE_UNMAP))
 			continue;
-		if (maptap_syscall_range(o->call, o->args, 0, a, b, &a2,
-					 &b2) != 1)
+		if (pending_range(o, a, b, &a2, &b2) != 1)
 			continue;
 		if ((*a < hi && lo < *b) || (a2 < hi && lo < b2))
 			return o;
@@ -189,42 +227,349 @@ static struct mt_thread *pending_over(struct maptap_session *s,
 	return NULL;
 }
 
+/* Report, whole and in their names, the pending munmaps of T's siblings
+ * over [LO, HI) while the model still has memory there.  For callers
+ * that know the memory there is gone: each such munmap ran already, and
+ * munmap(2) takes its whole range at once, so all of it is gone; by its
+ * exit other calls may have mapped any part of it again.  One reported
+ * already is taken again: it was reported when a hole appeared that
+ * another munmap may have made, and a read since, made before it ran,
+ * may have put back memory it has freed since. */
+static void report_pending_unmaps(struct maptap_session *s,
+				  struct mt_thread *t, uint64_t lo, uint64_t hi)
+{
+	struct mt_proc *p = t->proc;
+	struct maptap_mm_hint h;
+	size_t i;
+
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *o = s->threads.slot[i];
+		uint64_t a, b, a2, b2, x, y;
+		size_t n = 0;
+
+		if (!o || o == (struct mt_thread *)1 || o == t || !o->call ||
+		    o->call->range != MAPTAP_RANGE_UNMAP ||
+		    o->proc->mm != p->mm ||
+		    maptap_syscall_range(o->call, o->args, 0, &a, &b, &a2,
+					 &b2) != 1 ||
+		    !(a < hi && lo < b))
+			continue;
+		x = a > lo ? a : lo;
+		y = b < hi ? b : hi;
+		maptap_mm_foreach(p->mm->model, x, y, count_vma, &n);
+		if (!n)
+			continue;
+		hint_init(&h, p, o->tid, o->call);
+		maptap_mm_update(p->mm->model, a, b, NULL, 0, &h, emit_cb, s);
+		o->reported = true;
+	}
+}
+
+static bool next_uncovered(uint64_t at, uint64_t hi, uint64_t (*r)[2],
+			   size_t n, uint64_t *x, uint64_t *y);
+
 /* An mmap without MAP_FIXED never replaces anything (mmap(2)): if the
  * model still has memory where it placed the new mapping, other threads'
  * calls, not yet reported at their exits, freed it.  Report those unmaps
- * first, in the name of the calls when they are pending, so the log does
- * not claim a replace that never happened.
- *
- * Each pending munmap over the range is reported whole, here, and not at
- * its exit: munmap(2) takes its whole range at once, so all of it is
- * gone, and by its exit other mmaps may have reused any part of it.
- * Several can have freed parts of one new mapping.  What is left goes in
- * the name of another pending call over the range (mremap, MAP_FIXED),
- * or of none. */
+ * first (report_pending_unmaps()), so the log does not claim a replace
+ * that never happened.  Several can have freed parts of one new mapping.
+ * What is left goes in the name of another pending call over the range
+ * (mremap, MAP_FIXED), or of none. */
 static void unmap_raced(struct maptap_session *s, struct mt_thread *t,
 			uint64_t lo, uint64_t hi)
 {
 	struct mt_proc *p = t->proc;
 	struct mt_thread *o;
 	struct maptap_mm_hint h;
-	uint64_t a = 0, b = 0;
-	size_t n;
+	uint64_t a = 0, b = 0, x, y, r[4][2];
+	size_t i, n = 0;
 
-	for (;;) {
-		n = 0;
-		maptap_mm_foreach(p->mm->model, lo, hi, count_vma, &n);
-		if (!n)
-			return;
-		o = pending_over(s, t, lo, hi, true, &a, &b);
-		if (!o)
-			break;
-		hint_init(&h, p, o->tid, o->call);
-		maptap_mm_update(p->mm->model, a, b, NULL, 0, &h, emit_cb, s);
-		o->reported = true;
-	}
-	o = pending_over(s, t, lo, hi, false, &a, &b);
+	report_pending_unmaps(s, t, lo, hi);
+	maptap_mm_foreach(p->mm->model, lo, hi, count_vma, &n);
+	if (!n)
+		return;
+	o = pending_over(s, t, lo, hi, PENDING_ANY, &a, &b);
 	hint_init(&h, p, o ? o->tid : p->pid, o ? o->call : NULL);
-	maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h, emit_cb, s);
+	/* Where a sibling's call that returned meanwhile mapped, that
+	 * mapping came after this one (it could not be here before):
+	 * the read that follows finds it unchanged. */
+	if (t->n_after > 4)
+		return;		/* too many to tell: the read decides */
+	for (i = 0; i < (size_t)t->n_after; i++) {
+		r[i][0] = t->after[i].lo;
+		r[i][1] = t->after[i].hi;
+	}
+	for (x = lo; next_uncovered(x, hi, r, (size_t)t->n_after, &x, &y);
+	     x = y)
+		maptap_mm_update(p->mm->model, x, y, NULL, 0, &h, emit_cb, s);
+}
+
+/* A MAP_FIXED mmap that succeeded filled all of [LO, HI); a hole in the
+ * kernel's VMAs READ there was made after it, by a sibling's munmap that
+ * has not reached its exit.  Report those munmaps first, as
+ * unmap_raced() does, so the hole is not this mmap's unmap. */
+static void fixed_raced(struct maptap_session *s, struct mt_thread *t,
+			uint64_t lo, uint64_t hi,
+			const struct maptap_vma_buf *read)
+{
+	uint64_t at = lo;
+	size_t i;
+
+	for (i = 0; i <= read->n && at < hi; i++) {
+		uint64_t next = i < read->n ? read->v[i].start : hi;
+
+		if (next > hi)
+			next = hi;
+		if (at < next)
+			report_pending_unmaps(s, t, at, next);
+		if (i < read->n && read->v[i].end > at)
+			at = read->v[i].end;
+	}
+}
+
+static bool placed(const struct mt_thread *o)
+{
+	return o->call->range == MAPTAP_RANGE_RET_LEN ||
+	       (o->call->range == MAPTAP_RANGE_MMAP &&
+		!(o->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)));
+}
+
+/* After mapping call T returned over [LO, HI): tell each sibling munmap
+ * pending over it, whose exit re-reads its range (unmap_exit()), and
+ * each sibling mmap whose address the kernel chooses, which may have run
+ * before T and whose exit then finds T's mapping in its range
+ * (unmap_raced()). */
+static void note_after(struct maptap_session *s, struct mt_thread *t,
+		       uint64_t lo, uint64_t hi)
+{
+	size_t i;
+
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *o = s->threads.slot[i];
+		uint64_t a, b, a2, b2;
+
+		if (!o || o == (struct mt_thread *)1 || o == t || !o->call ||
+		    o->call->cls != MAPTAP_SC_MAP ||
+		    o->proc->mm != t->proc->mm)
+			continue;
+		if (!placed(o) &&
+		    (o->call->range != MAPTAP_RANGE_UNMAP ||
+		     maptap_syscall_range(o->call, o->args, 0, &a, &b, &a2,
+					  &b2) != 1 ||
+		     !(a < hi && lo < b)))
+			continue;
+		if (o->n_after < 4)
+			o->after[o->n_after] = (struct mt_after){
+				t->tid, t->call, lo, hi };
+		o->n_after++;
+	}
+}
+
+/* The range pending call O mapped, when O has returned and waits in its
+ * syscall-exit stop, not yet taken by the loop: ptrace(2) requests work
+ * on a tracee in a stop whether or not wait(2) reported it. */
+static bool peek_range(const struct mt_thread *o, uint64_t *a, uint64_t *b)
+{
+	struct __ptrace_syscall_info info;
+	uint64_t a2, b2;
+
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, o->tid, (void *)sizeof(info),
+		   &info) <= 0 || info.op != PTRACE_SYSCALL_INFO_EXIT)
+		return false;
+	return maptap_syscall_range(o->call, o->args, info.exit.rval, a, b,
+				    &a2, &b2) == 1;
+}
+
+/* Where the pending calls of T's siblings may have mapped memory:
+ * ranges their arguments fix (MAP_FIXED, MREMAP_FIXED), or that the
+ * kernel chose and returned (peek_range()).  Up to MAX ranges in OUT;
+ * returns their count, or MAX + 1 when they do not fit.  *RUNNING: some
+ * sibling's placed mmap is still in the kernel, its address unknown. */
+static size_t pending_ranges(struct maptap_session *s, struct mt_thread *t,
+			     uint64_t (*out)[2], size_t max, bool *running)
+{
+	size_t i, n = 0;
+
+	*running = false;
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *o = s->threads.slot[i];
+		uint64_t a, b, a2, b2;
+		int r;
+
+		if (!o || o == (struct mt_thread *)1 || o == t || !o->call ||
+		    o->reported || o->call->cls != MAPTAP_SC_MAP ||
+		    o->call->range == MAPTAP_RANGE_UNMAP ||
+		    o->proc->mm != t->proc->mm)
+			continue;
+		r = pending_range(o, &a, &b, &a2, &b2);
+		if (r == 0 && (o->call->range == MAPTAP_RANGE_MMAP ||
+			       o->call->range == MAPTAP_RANGE_RET_LEN)) {
+			if (!peek_range(o, &a, &b)) {
+				*running = true;
+				continue;
+			}
+			a2 = b2 = 0;
+		} else if (r != 1) {
+			continue;
+		}
+		if (n + 2 > max)
+			return max + 1;
+		out[n][0] = a;
+		out[n++][1] = b;
+		if (a2 < b2) {
+			out[n][0] = a2;
+			out[n++][1] = b2;
+		}
+	}
+	return n;
+}
+
+/* The first piece of [AT, HI) outside every range of R[0..N), as
+ * [*X, *Y); false when there is none. */
+static bool next_uncovered(uint64_t at, uint64_t hi, uint64_t (*r)[2],
+			   size_t n, uint64_t *x, uint64_t *y)
+{
+	size_t i;
+	bool moved = true;
+
+	while (moved && at < hi) {
+		moved = false;
+		for (i = 0; i < n; i++)
+			if (r[i][0] <= at && at < r[i][1]) {
+				at = r[i][1];
+				moved = true;
+			}
+	}
+	if (at >= hi)
+		return false;
+	*x = at;
+	*y = hi;
+	for (i = 0; i < n; i++)
+		if (r[i][0] > at && r[i][0] < *y)
+			*y = r[i][0];
+	return true;
+}
+
+/* Unmap, in HINT's name, what the model has in the holes of the kernel's
+ * VMAs in s->buf over [LO, HI). */
+static int unmap_holes(struct maptap_session *s, struct mt_thread *t,
+		       uint64_t lo, uint64_t hi,
+		       const struct maptap_mm_hint *hint)
+{
+	uint64_t at = lo;
+	size_t i;
+	int err;
+
+	for (i = 0; i <= s->buf.n && at < hi; i++) {
+		uint64_t next = i < s->buf.n ? s->buf.v[i].start : hi;
+
+		if (next > hi)
+			next = hi;
+		if (at < next) {
+			err = maptap_mm_update(t->proc->mm->model, at, next,
+					       NULL, 0, hint, emit_cb, s);
+			if (err < 0)
+				return err;
+		}
+		if (i < s->buf.n && s->buf.v[i].end > at)
+			at = s->buf.v[i].end;
+	}
+	return 0;
+}
+
+/* Apply what s->buf found in [X, Y) after T's munmap ran: where the
+ * sibling call that returned meanwhile mapped, in its name; elsewhere,
+ * while a placed mmap is still in the kernel, leave it to that call's
+ * exit (most likely its doing); else in the name of none. */
+static int name_found(struct maptap_session *s, struct mt_thread *t,
+		      uint64_t x, uint64_t y, bool running)
+{
+	struct maptap_mm_hint h;
+	uint64_t r[4][2], a, b;
+	int i, n = t->n_after < 4 ? t->n_after : 4, err;
+
+	for (i = n - 1; i >= 0; i--) {	/* the latest first */
+		a = t->after[i].lo > x ? t->after[i].lo : x;
+		b = t->after[i].hi < y ? t->after[i].hi : y;
+		r[i][0] = t->after[i].lo;
+		r[i][1] = t->after[i].hi;
+		if (a >= b)
+			continue;
+		hint_init(&h, t->proc, t->after[i].tid, t->after[i].sc);
+		err = maptap_mm_update(t->proc->mm->model, a, b, s->buf.v,
+				       s->buf.n, &h, emit_cb, s);
+		if (err < 0)
+			return err;
+	}
+	if (running)
+		return 0;
+	hint_init(&h, t->proc, t->proc->pid, NULL);
+	for (a = x; next_uncovered(a, y, r, (size_t)n, &a, &b); a = b) {
+		err = maptap_mm_update(t->proc->mm->model, a, b, s->buf.v,
+				       s->buf.n, &h, emit_cb, s);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+/* munmap's exit.  Its effect is known without a read: its whole range is
+ * gone.  Report that first, then re-read the range: whatever is there now
+ * was mapped after the munmap ran.  Where a sibling's pending call may
+ * have mapped it (pending_ranges()), it is left to that call's exit,
+ * which reads its own range and reports it in its name.  Elsewhere it is
+ * the doing of a call that returned meanwhile (note_after()), or, while
+ * a placed mmap is still in the kernel, most likely of that one, left to
+ * its exit likewise (--verify waits while it is pending: mm->in_call).
+ * Reading first instead would see such a mapping and lose the unmap; not
+ * reading would lose the mapping.  When a sibling's refresh reported
+ * this munmap already, it took the munmap to have run, which it may not
+ * have yet (another munmap may have made the hole it saw): what the
+ * model still has where the kernel now has nothing is this munmap's
+ * doing, reported now in its name. */
+static int unmap_exit(struct maptap_session *s, struct mt_thread *t,
+		      uint64_t lo, uint64_t hi)
+{
+	struct mt_proc *p = t->proc;
+	uint64_t r[16][2], x, y;
+	struct maptap_mm_hint h;
+	bool running;
+	size_t n;
+	int err;
+
+	hint_init(&h, p, t->tid, t->call);
+	if (!t->reported) {
+		err = maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h,
+				       emit_cb, s);
+		if (err < 0)
+			return err;
+		/* Alone in a mapping call, and no sibling's returned over
+		 * the range meanwhile: nothing can have mapped there since
+		 * (one read per munmap saved for most programs). */
+		if (p->mm->in_call <= 1 && !t->n_after)
+			return 0;
+	}
+	maptap_vma_buf_clear(&s->buf);
+	err = maptap_maps_read_range(p->mm->reader, lo, hi, &s->buf);
+	if (err)
+		return err;
+	s->stats.refreshes++;
+	if (t->reported) {
+		err = unmap_holes(s, t, lo, hi, &h);
+		if (err < 0)
+			return err;
+	}
+	if (!s->buf.n)
+		return 0;
+	n = pending_ranges(s, t, r, 16, &running);
+	if (n > 16)
+		return 0;	/* many pending: their exits read */
+	for (x = lo; next_uncovered(x, hi, r, n, &x, &y); x = y) {
+		err = name_found(s, t, x, y, running);
+		if (err < 0)
+			return err;
+	}
+	return 0;
 }
 
 int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
@@ -243,12 +588,7 @@ int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
 		r = brk_range(p, ret, &lo, &hi);
 	hint_init(&h, p, t->tid, sc);
 	if (r == 1 && sc->range == MAPTAP_RANGE_UNMAP) {
-		/* Its effect is known without a read: the range is unmapped.
-		 * Reading instead could see another thread's new mapping
-		 * there, and lose this unmap. */
-		if (!t->reported)
-			err = maptap_mm_update(p->mm->model, lo, hi, NULL, 0,
-					       &h, emit_cb, s);
+		err = unmap_exit(s, t, lo, hi);
 	} else if (r == 2) {
 		maptap_vma_buf_clear(&s->buf);
 		err = maptap_maps_read_all(p->mm->reader, &s->buf);
@@ -258,7 +598,10 @@ int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
 		err = maptap_mm_update(p->mm->model, 0, MT_TOP, s->buf.v,
 				       s->buf.n, &h, emit_cb, s);
 	} else if (r == 1) {
-		if (sc->range == MAPTAP_RANGE_MMAP && !(ret < 0 && ret >= -4095)) {
+		/* A sibling's munmap exit reported this mapping already
+		 * (unmap_exit()): only later changes are left. */
+		if (sc->range == MAPTAP_RANGE_MMAP &&
+		    !(ret < 0 && ret >= -4095) && !t->reported) {
 			h.fresh_lo = lo;
 			h.fresh_hi = hi;
 			if (!(t->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)))
@@ -272,6 +615,16 @@ int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
 		if (err)
 			return err;
 		s->stats.refreshes++;
+		if (h.fresh_lo < h.fresh_hi &&
+		    (t->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)))
+			fixed_raced(s, t, lo, hi, &s->buf);
+		if (sc->range == MAPTAP_RANGE_MMAP ||
+		    sc->range == MAPTAP_RANGE_RET_LEN ||
+		    sc->range == MAPTAP_RANGE_MREMAP) {
+			note_after(s, t, lo, hi);
+			if (lo2 != hi2)
+				note_after(s, t, lo2, hi2);
+		}
 		if (lo2 == hi2) {
 			err = maptap_mm_update(p->mm->model, lo, hi, s->buf.v,
 					       s->buf.n, &h, emit_cb, s);

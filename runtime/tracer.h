@@ -47,6 +47,15 @@ struct mt_thread {
 	uint64_t sp;			/* stack pointer at entry */
 	bool reported;			/* its effect was already reported, in
 					 * its name, by another thread's refresh */
+	struct mt_after {		/* sibling mapping calls that returned
+					 * while this call was pending, over its
+					 * range (a munmap's) or anywhere (a
+					 * placed mmap's): who, and where */
+		pid_t tid;
+		const struct maptap_syscall *sc;
+		uint64_t lo, hi;
+	} after[4];
+	int n_after;			/* > 4: more than kept */
 	bool hooked;			/* on_syscall saw the entry of the call
 					 * in progress: report its exit */
 	int hook_nr;			/* that call's number */
@@ -56,6 +65,9 @@ struct mt_thread {
 	bool group_stopped;		/* in PTRACE_LISTEN */
 	bool fresh;			/* seized, first stop not yet seen */
 	bool held;			/* stopped by our interrupt at attach */
+	bool late;			/* could not stop at attach (vfork
+					 * parent): the snapshot was read
+					 * without it; resync at its first stop */
 };
 
 struct mt_thread_table {
@@ -117,6 +129,7 @@ int mt_proc_status_long(pid_t pid, const char *field, long *out);
 int mt_proc_state(pid_t pid, char *state);
 int mt_proc_stat_field(pid_t pid, int field, long *out);
 int mt_proc_is_kthread(pid_t pid);
+bool mt_thread_unstoppable(pid_t tid);
 char *mt_proc_exe(pid_t pid);
 int mt_proc_tids(pid_t pid, pid_t **tids, size_t *n);
 int mt_same_mm(pid_t a, pid_t b);
@@ -134,6 +147,7 @@ int mt_handle_status(struct maptap_session *s, pid_t tid, int status);
 void mt_resume(struct maptap_session *s, struct mt_thread *t, int sig);
 void mt_ready(struct maptap_session *s, struct mt_proc *p, pid_t tid,
 	      enum maptap_ready_why why);
+void mt_wait_tick(struct maptap_session *s);
 
 #define MT_PTRACE_OPTS (PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | \
 			PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \
