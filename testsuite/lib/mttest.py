@@ -24,6 +24,13 @@ MAPTAP = os.path.join(BUILDDIR, "maptap")
 CC = os.environ.get("CC", "cc").split()
 TARGETS = os.path.join(SRCDIR, "testsuite", "targets")
 
+# The programs a test starts get SIGINT's default action, whatever the
+# test was started with: a harness run in the background (a
+# non-interactive shell's "make check &", some CI runners) starts every
+# process with SIGINT ignored, which maptap, as any program, passes on to
+# its command.  Tests that want an ignored SIGINT set it themselves.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 _n = 0
 _failed = 0
 _tmp = tempfile.mkdtemp(prefix="maptap-test-")
