@@ -32,6 +32,7 @@
 
 #include "driver.h"
 #include "interp.h"
+#include "run_probe.h"
 #include "tap.h"
 
 int t_user_data[4] = { 1, 2, 3, 4 };
@@ -73,43 +74,17 @@ static int on_event(const struct maptap_event *ev, void *arg)
 static char *run_script(struct fixture *fx, const char *script, pid_t tid,
 			long *errors)
 {
-	struct driver_opts o;
-	struct tr_session s;
-	struct src_file f = { .name = "<test>" };
-	struct tr_file *tf;
-	struct interp I;
-	char *out = NULL;
-	size_t outlen = 0;
-	FILE *mem = open_memstream(&out, &outlen);
-
-	memset(&o, 0, sizeof(o));
-	o.last_pass = 5;
-	tr_session_init(&s, &o);
-	s.err = mem;
 	/* the benchmark loops run more statements than MAXACTION allows */
-	if (fx->bench > 0)
-		s.limits.maxaction = 4 * fx->bench + 1000;
-	f.text = script;
-	f.len = strlen(script);
-	tf = tr_parse_file(&s, &f);
-	*errors = -1;
-	if (s.parse_errors || tr_elaborate(&s, tf) < 0 ||
-	    tr_interp_init(&I, &s, mem) < 0)
-		goto out;
+	struct run_probe_limits lim = {
+		.maxaction = fx->bench > 0 ? 4 * fx->bench + 1000 : 0,
+	};
+
 	fx->tgt.sess = fx->sess;
 	fx->tgt.mods = fx->mods;
 	fx->tgt.pid = fx->child;
 	fx->tgt.tid = tid;
 	fx->tgt.stopped = true;
-	I.tgt = &fx->tgt;
-	tr_interp_run_probe(&I, s.elab->probes.v[0]);
-	tr_interp_flush(&I);
-	*errors = I.errors;
-	tr_interp_fini(&I);
-out:
-	tr_session_fini(&s);
-	fclose(mem);
-	return out;
+	return run_probe(script, &fx->tgt, &lim, errors);
 }
 
 static char *expect_fmt(const char *fmt, ...)

@@ -31,6 +31,7 @@
 #include "driver.h"
 #include "interp.h"
 #include "ptrace_stop.h"
+#include "run_probe.h"
 #include "tap.h"
 
 #define KEEP __attribute__((noinline, noclone))
@@ -68,35 +69,11 @@ struct fixture {
  * output (malloc'd), NULL on failure. */
 static char *run(struct fixture *fx, int64_t max)
 {
-	struct driver_opts o;
-	struct tr_session s;
-	struct src_file f = { .name = "<test>" };
-	struct tr_file *tf;
-	struct interp I;
-	char *out = NULL;
-	size_t outlen = 0;
-	FILE *mem = open_memstream(&out, &outlen);
-	bool ok = false;
+	struct run_probe_limits lim = { .maxbacktrace = max };
+	long errors;
+	char *out = run_probe(script, &fx->tgt, &lim, &errors);
 
-	memset(&o, 0, sizeof(o));
-	o.last_pass = 5;
-	tr_session_init(&s, &o);
-	s.err = mem;
-	s.limits.maxbacktrace = max;
-	f.text = script;
-	f.len = strlen(script);
-	tf = tr_parse_file(&s, &f);
-	if (!s.parse_errors && tr_elaborate(&s, tf) >= 0 &&
-	    tr_interp_init(&I, &s, mem) >= 0) {
-		I.tgt = &fx->tgt;
-		tr_interp_run_probe(&I, s.elab->probes.v[0]);
-		tr_interp_flush(&I);
-		ok = I.errors == 0;
-		tr_interp_fini(&I);
-	}
-	tr_session_fini(&s);
-	fclose(mem);
-	if (!ok) {
+	if (errors != 0) {
 		free(out);
 		return NULL;
 	}
