@@ -74,13 +74,7 @@ static void set_call(struct mt_thread *t, const struct maptap_syscall *sc,
 static void event_init(struct maptap_event *ev, enum maptap_event_kind kind,
 		       pid_t pid, pid_t tid)
 {
-	memset(ev, 0, sizeof(*ev));
-	ev->kind = kind;
-	ev->pid = pid;
-	ev->tid = tid;
-	ev->time_ns = mt_now_ns();
-	ev->syscall_nr = -1;
-	ev->vma.name = ev->old.name = "";
+	mt_event_init(ev, kind, pid, tid);
 }
 
 /* Whether on_syscall wants call NR (of the native ABI). */
@@ -386,8 +380,16 @@ static void on_new_child(struct maptap_session *s, struct mt_thread *t,
 	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0L, &msg) != 0)
 		return;
 	c = mt_thread_find(s, (pid_t)msg);
-	if (!c)
-		adopt(s, (pid_t)msg, t->tid, false);
+	if (c) {
+		/* Adopted at its own first stop, which came first. */
+		c->early = false;
+		return;
+	}
+	/* Its first stop and its exit (or its let-go) came first: it was
+	 * adopted and dropped already, and is not ours any more. */
+	if (mt_gone_early_take(s, (pid_t)msg))
+		return;
+	adopt(s, (pid_t)msg, t->tid, false);
 	(void)event;
 }
 
@@ -570,13 +572,23 @@ int mt_handle_status(struct maptap_session *s, pid_t tid, int status)
 		s->launched_reaped = true;
 	}
 	if (!t) {
-		if (!WIFSTOPPED(status))
+		if (!WIFSTOPPED(status)) {
+			/* A new child killed before its first stop, whose
+			 * creator's event is still to come: that event must
+			 * not adopt it.  (No other tracee we do not know
+			 * reports an exit: one we let go reports nothing,
+			 * but the launched command, whose parent we are.) */
+			if (tid != s->launched_pid)
+				mt_gone_early_add(s, tid);
 			return 0;
-		t = adopt(s, tid, 0, WIFSTOPPED(status));
+		}
+		t = adopt(s, tid, 0, true);
 		if (!t) {
 			ptrace(PTRACE_DETACH, tid, 0L, 0L);
 			return 0;
 		}
+		/* Its creator's event is still to come. */
+		t->early = true;
 	}
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		on_exit_status(s, t, status);
@@ -778,8 +790,13 @@ static int run_until(struct maptap_session *s, uint64_t deadline,
 		if (tid < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == ECHILD)
+			if (errno == ECHILD) {
+				/* Nothing is left to wait for: the records
+				 * must agree, or say what they lost. */
+				s->launched_reaped = true;
+				mt_forget_lost(s, "gone without an exit report");
 				break;
+			}
 			return -errno;
 		}
 		now = mt_now_ns();

@@ -47,6 +47,18 @@ uint64_t mt_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+void mt_event_init(struct maptap_event *ev, enum maptap_event_kind kind,
+		   pid_t pid, pid_t tid)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = kind;
+	ev->pid = pid;
+	ev->tid = tid;
+	ev->time_ns = mt_now_ns();
+	ev->syscall_nr = -1;
+	ev->vma.name = ev->old.name = "";
+}
+
 int mt_emit(struct maptap_session *s, struct maptap_event *ev)
 {
 	s->stats.events++;
@@ -144,6 +156,10 @@ void mt_thread_del(struct maptap_session *s, struct mt_thread *t)
 	if (t->call && t->call->cls == MAPTAP_SC_MAP)
 		t->proc->mm->in_call--;
 	t->proc->nthreads--;
+	/* Its creator's event is still to come and must not adopt it
+	 * again. */
+	if (t->early)
+		mt_gone_early_add(s, t->tid);
 	free(t);
 }
 
@@ -256,12 +272,17 @@ void maptap_session_free(struct maptap_session *s)
 		maptap_session_request_detach(s, 0);
 		maptap_session_run(s);
 	} else if (s->threads.n && s->launched_pid > 0) {
-		kill(s->launched_pid, SIGKILL);
-		while (s->threads.n && maptap_session_run(s) == 0 &&
-		       s->threads.n)
-			;
+		/* Not once it is reaped: the pid may be another's now. */
+		if (!s->launched_reaped)
+			kill(s->launched_pid, SIGKILL);
+		maptap_session_run(s);
 	}
+	/* What the run could not end (it returns early on an error) is
+	 * said and dropped, never waited for again. */
+	if (s->threads.n)
+		mt_forget_lost(s, "still traced when the session ended");
 	free_threads(s);
+	free(s->gone_early.tid);
 	while (s->procs)
 		mt_proc_del(s, s->procs);
 	maptap_vma_buf_free(&s->buf);

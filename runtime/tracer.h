@@ -64,6 +64,9 @@ struct mt_thread {
 					 * resumed, not in PTRACE_LISTEN) */
 	bool group_stopped;		/* in PTRACE_LISTEN */
 	bool fresh;			/* seized, first stop not yet seen */
+	bool early;			/* adopted at its own first stop: its
+					 * creator's fork/clone event is still
+					 * to come */
 	bool held;			/* stopped by our interrupt at attach */
 	bool late;			/* could not stop at attach (vfork
 					 * parent): the snapshot was read
@@ -77,6 +80,14 @@ struct mt_thread_table {
 	size_t tombs;
 };
 
+/* Children whose record was dropped (exit, let go) before their
+ * creator's PTRACE_EVENT_FORK/VFORK/CLONE was handled: that event must
+ * not adopt them again (docs/tracer.md, "The thread lifecycle"). */
+struct mt_tid_set {
+	pid_t *tid;
+	size_t n, cap;
+};
+
 struct maptap_session {
 	struct maptap_session_opts opts;
 	bool use_seccomp;		/* launch mode with the filter */
@@ -85,6 +96,7 @@ struct maptap_session {
 	int exit_status;		/* of the launched command, or -1 */
 	bool launched_reaped;		/* its exit status is known */
 	struct mt_thread_table threads;
+	struct mt_tid_set gone_early;
 	struct mt_proc *procs;
 	/* Detach requests not yet acted on, from signal handlers: bit N
 	 * for signal N (1-63), bit 0 for one without a signal.  Set and
@@ -105,11 +117,16 @@ int mt_error(struct maptap_session *s, int err, const char *fmt, ...)
 void mt_diag(struct maptap_session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 uint64_t mt_now_ns(void);
+void mt_event_init(struct maptap_event *ev, enum maptap_event_kind kind,
+		   pid_t pid, pid_t tid);
 int mt_emit(struct maptap_session *s, struct maptap_event *ev);
 struct mt_thread *mt_thread_find(struct maptap_session *s, pid_t tid);
 struct mt_thread *mt_thread_add(struct maptap_session *s, pid_t tid,
 				struct mt_proc *proc);
 void mt_thread_del(struct maptap_session *s, struct mt_thread *t);
+void mt_gone_early_add(struct maptap_session *s, pid_t tid);
+bool mt_gone_early_take(struct maptap_session *s, pid_t tid);
+void mt_forget_lost(struct maptap_session *s, const char *why);
 struct mt_proc *mt_proc_find(struct maptap_session *s, pid_t pid);
 struct mt_proc *mt_proc_new(struct maptap_session *s, pid_t pid,
 			    struct mt_mm *mm);

@@ -860,6 +860,10 @@ static void print_stats(struct run *r)
 		(unsigned long long)st.syscall_stops, (unsigned long long)st.map_calls,
 		(unsigned long long)st.refreshes, (unsigned long long)st.full_reads,
 		(unsigned long long)st.events, (unsigned long long)st.verify_diffs);
+	if (st.lost_threads)
+		fprintf(r->I->s->err,
+			"maptap: %llu threads lost (gone without an exit report)\n",
+			(unsigned long long)st.lost_threads);
 	print_unwind_stats(r);
 }
 

@@ -136,6 +136,11 @@ struct maptap_session_stats {
 	uint64_t full_reads;	/* whole-mm reads (attach, exec, fork, resync) */
 	uint64_t events;	/* events delivered */
 	uint64_t verify_diffs;	/* differences --verify found */
+	uint64_t lost_threads;	/* records dropped for threads the kernel
+				 * no longer reports (waitpid said ECHILD,
+				 * or the session was freed): each was
+				 * also said through on_diag and logged
+				 * as a `detach` event */
 };
 
 /* Create a session with OPTS (copied).  Returns 0 and *OUT, or -ENOMEM. */
