@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""lifecycle.py -- every run ends: 200 runs of fork-heavy short commands
+(subshells, pipelines, background jobs, vfork+exec, a thread that exits
+while its sibling forks), half of them pinned to one CPU, each under a
+hard timeout.  Each must end with the command's own exit status, no
+--verify difference, one fork (or clone) event per child and one exit
+per traced thread, and nothing lost said on stderr.
+
+The bug: a short-lived child's first stop and its exit were handled
+before its creator's PTRACE_EVENT_FORK; at that event maptap adopted the
+already reaped child a second time (a second `fork` event after its
+`exit`) and then waited for ever for a thread the kernel no longer had
+(waitpid said ECHILD, the loop returned 0, maptap_session_free() called
+it again), spinning at 100 % CPU.  It hung in most pinned runs of the
+`(true)` loop below.
+
+MT_LIFECYCLE_RUNS changes the number of runs (default 200).
+"""
+import collections
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import mttest as t
+
+prog = t.build("t_lifecycle")
+RUNS = int(os.environ.get("MT_LIFECYCLE_RUNS", "200"))
+TIMEOUT = 30
+
+# (name, argv, the command's own exit status)
+CASES = [
+    ("subshells", ["bash", "-c", "for i in 1 2 3; do (true); done; exit 3"],
+     3),
+    ("substitutions",
+     ["bash", "-c", "x=$(echo a); y=$(readlink -f /); "
+      "z=$(/bin/true; echo b); [ \"$x$y$z\" = a/b ] && exit 5"], 5),
+    ("background", ["bash", "-c",
+                    "for i in 1 2 3 4 5; do (/bin/true) & done; wait; exit 4"],
+     4),
+    ("pipeline", ["sh", "-c", "echo b | tr b B | cat >/dev/null; exit 6"], 6),
+    ("fork-exit", [prog, "fork-exit", "20"], 3),
+    ("vfork-exec", [prog, "vfork-exec", "5"], 3),
+    ("thread-fork", [prog, "thread-fork", "10"], 3),
+    ("burst", [prog, "burst", "20"], 3),
+]
+
+have_taskset = shutil.which("taskset") is not None
+if not have_taskset:
+    t.diag("taskset not found: no run is pinned")
+
+
+def check(run_no, name, argv, want, pinned):
+    """One run; returns a list of what was wrong (empty: all fine)."""
+    full, jsonfile = t.maptap_argv(["-c", " ".join(
+        "'%s'" % a.replace("'", "'\\''") for a in argv)])
+    if pinned:
+        full = ["taskset", "-c", "0"] + full
+    start = time.monotonic()
+    p = subprocess.Popen(full, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, errors="replace")
+    try:
+        out, err = p.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        return ["hung (killed after %d s)" % TIMEOUT]
+    wrong = []
+    if p.returncode != want:
+        wrong.append("exit status %d, want %d" % (p.returncode, want))
+    r = t.Run(full, p, out, err, jsonfile)
+    d = r.verify_diffs()
+    if d:
+        wrong.append("verify differences: %s" % d[:3])
+    if "lost" in err:
+        wrong.append("stderr: %s" % err.strip()[:300])
+    born = collections.Counter(e["child"] for e in r.events
+                               if e["event"] in ("fork", "clone"))
+    twice = [c for c, n in born.items() if n > 1]
+    if twice:
+        wrong.append("children with more than one fork/clone event: %s"
+                     % twice)
+    exits = collections.Counter(e["tid"] for e in r.events
+                                if e["event"] == "exit")
+    if [x for x, n in exits.items() if n > 1]:
+        wrong.append("threads with more than one exit: %s"
+                     % [x for x, n in exits.items() if n > 1])
+    for c in born:
+        if c not in exits and not r.find("detach", tid=c):
+            wrong.append("child %d has no exit event" % c)
+            break
+    if wrong:
+        t.diag("run %d (%s%s) took %.2f s" % (run_no, name,
+               ", pinned" if pinned else "", time.monotonic() - start))
+    return wrong
+
+
+failures = collections.defaultdict(list)
+for i in range(RUNS):
+    name, argv, want = CASES[i % len(CASES)]
+    pinned = have_taskset and (i // len(CASES)) % 2 == 0
+    wrong = check(i, name, argv, want, pinned)
+    if wrong:
+        failures[(name, pinned)].append(wrong)
+
+for name, _, _ in CASES:
+    for pinned in (True, False):
+        if pinned and not have_taskset:
+            continue
+        f = failures.get((name, pinned), [])
+        label = "%s%s" % (name, ", pinned to CPU 0" if pinned else "")
+        if not t.ok(not f, "%s: every run ends with its status, exact "
+                    "and with one fork and one exit per child" % label):
+            t.diag("%d bad runs; first: %s" % (len(f), f[0]))
+t.done()
