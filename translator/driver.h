@@ -57,10 +57,12 @@ struct driver_sigstate {
 	sigset_t mask;		/* the signal mask */
 };
 
-/* Record in *ST the signal state the process was started with, and block
+/* Record in *ST the signal state the process was started with, block
  * those of SIGINT, SIGTERM and SIGHUP that are ignored, so that one sent
- * before pass 5 takes them is held, not dropped (sigstart.c).  Call it
- * first thing in main().  maptap(1), SIGNALS, has the rules. */
+ * before pass 5 takes them is held, not dropped, and give an ignored
+ * SIGCHLD its default action, so that the kernel tells maptap of its
+ * tracees' stops (sigstart.c).  Call it first thing in main().
+ * maptap(1), SIGNALS, has the rules. */
 void driver_signals_at_start(struct driver_sigstate *st);
 
 /* Run a SystemTap-language script as OPTS says (translator/): parse,

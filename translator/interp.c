@@ -378,43 +378,26 @@ static void do_print(struct interp *I, struct node *n,
 		maptap_script_buf_addc(out, '\n');
 }
 
-/* Write LEN bytes at P to FD, all of them: a signal that interrupts the
- * write (maptap's handlers have no SA_RESTART, so that its waits return)
- * is no failure.  Returns 0 or -errno. */
-static int write_all(int fd, const char *p, size_t len)
+/* Write LEN bytes at P to I's output: with tr_write_fd() where it has a
+ * file descriptor; a memory stream (open_memstream(3), the tests) has no
+ * system call to wait for. */
+static int write_out(struct interp *I, const char *p, size_t len)
 {
-	while (len) {
-		ssize_t n = write(fd, p, len);
+	FILE *f = I->outf;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Write LEN bytes at P to the output stream F: with write_all() where F
- * has a file descriptor; a memory stream (open_memstream(3), the tests)
- * has none, and no system call a signal could interrupt. */
-static int write_out(FILE *f, const char *p, size_t len)
-{
-	int fd = fileno(f);
-
-	if (fd >= 0)
-		return write_all(fd, p, len);
+	if (I->out_fd >= 0)
+		return tr_write_fd(I->out_fd, p, len);
 	if (fwrite(p, 1, len, f) != len || fflush(f))
 		return -(errno ? errno : EIO);
 	return 0;
 }
 
-/* Output that cannot be written (a full disk, a closed pipe) must not
- * stop the script or harm a traced process: say so once, then drop it.
- * The bytes go out with write(2), not stdio: glibc's stdio drops its
- * buffer when a write fails, EINTR included, so a SIGINT that came while
- * a slow reader held maptap in a write lost the rest of the output. */
+/* Output that cannot be written (a full disk, a reader that has gone)
+ * must not stop the script or harm a traced process: say so once, then
+ * drop it.  A slow reader is no failure, nor a signal that comes while
+ * maptap waits for it, nor a command that made the pipe non-blocking
+ * (tr_write_fd()).  glibc's stdio to a plain descriptor would drop its
+ * buffer on EINTR or EAGAIN, so the output never goes that way. */
 void tr_interp_flush(struct interp *I)
 {
 	int err = 0;
@@ -422,7 +405,7 @@ void tr_interp_flush(struct interp *I)
 	if (!I->out_failed && fflush(I->outf))
 		err = -(errno ? errno : EIO);
 	if (I->out.len && !I->out_failed && !err)
-		err = write_out(I->outf, I->out.s, I->out.len);
+		err = write_out(I, I->out.s, I->out.len);
 	maptap_script_buf_clear(&I->out);
 	if (err) {
 		I->out_failed = true;

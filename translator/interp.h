@@ -104,6 +104,7 @@ struct interp {
 	size_t ntmp, tmp_cap;
 	struct maptap_script_buf out;	/* pending script output */
 	FILE *outf;
+	int out_fd;			/* OUTF's descriptor, or -1 (memory) */
 	jmp_buf *recover;
 	struct ptr_vec snaps;		/* live foreach snapshots */
 	struct maptap_script_buf errmsg;

@@ -4,11 +4,13 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <maptap/script_value.h>
 
@@ -182,6 +184,37 @@ static int run_passes(struct tr_session *s)
 	return run_pass5(s);
 }
 
+/* The output (stdout, or the -o file) and stderr as streams that wait
+ * for a slow reader whatever the command does to them (outstream.c). */
+static int open_streams(struct tr_session *s, const char *path)
+{
+	int fd = STDOUT_FILENO;
+	bool own = false;
+
+	if (path && strcmp(path, "-")) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (fd < 0) {
+			fprintf(stderr, "maptap: cannot open %s: %s\n", path,
+				strerror(errno));
+			return -1;
+		}
+		own = true;
+	}
+	s->out_fd = fd;
+	s->out = tr_fd_stream(fd, own, isatty(fd) == 1 ? _IOLBF : _IOFBF);
+	s->err = tr_fd_stream(STDERR_FILENO, false, _IONBF);
+	if (s->out && s->err)
+		return 0;
+	fputs("maptap: out of memory\n", stderr);
+	if (s->out)
+		fclose(s->out);
+	else if (own)
+		close(fd);
+	if (s->err)
+		fclose(s->err);
+	return -1;
+}
+
 int translator_run(const struct driver_opts *opts)
 {
 	struct tr_session s;
@@ -193,19 +226,13 @@ int translator_run(const struct driver_opts *opts)
 			tr_session_fini(&s);
 			return 1;
 		}
-	if (opts->output_file && strcmp(opts->output_file, "-")) {
-		s.out = fopen(opts->output_file, "we");
-		if (!s.out) {
-			fprintf(stderr, "maptap: cannot open %s: %s\n",
-				opts->output_file, strerror(errno));
-			tr_session_fini(&s);
-			return 1;
-		}
+	if (open_streams(&s, opts->output_file) < 0) {
+		tr_session_fini(&s);
+		return 1;
 	}
 	rc = run_passes(&s);
-	fflush(s.out);
-	if (s.out != stdout)
-		fclose(s.out);
+	fclose(s.out);
+	fclose(s.err);
 	tr_session_fini(&s);
 	return rc;
 }

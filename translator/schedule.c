@@ -110,7 +110,11 @@ int tr_interp_init(struct interp *I, struct tr_session *s, FILE *out)
 	I->s = s;
 	I->el = el;
 	I->outf = out;
-	I->out_tty = isatty(fileno(out)) == 1;
+	/* S's own output is a stream of tr_fd_stream(), whose fileno()
+	 * is -1: the log goes to its descriptor directly, in whole lines
+	 * (tr_write_fd()), not cut where stdio's buffer happens to end. */
+	I->out_fd = out == s->out && s->out_fd >= 0 ? s->out_fd : fileno(out);
+	I->out_tty = I->out_fd >= 0 && isatty(I->out_fd) == 1;
 	maptap_script_limits_default(&I->lim);
 	I->lim.maxstringlen = (size_t)s->limits.maxstringlen;
 	I->lim.maxmapentries = (size_t)s->limits.maxmapentries;

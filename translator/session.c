@@ -40,6 +40,7 @@ void tr_session_init(struct tr_session *s, const struct driver_opts *opts)
 	s->opts = opts;
 	s->out = stdout;
 	s->err = stderr;
+	s->out_fd = -1;
 	s->warn = !(opts && opts->suppress_warnings);
 	/* stap's runtime defaults for 64-bit user-space (runtime/common_*.h) */
 	s->limits.maxstringlen = 512;

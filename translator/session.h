@@ -78,6 +78,7 @@ struct tr_session {
 	const struct driver_opts *opts;
 	FILE *out;		/* script output: stdout or -o */
 	FILE *err;		/* diagnostics */
+	int out_fd;		/* OUT's descriptor if a tr_fd_stream(), or -1 */
 	int parse_errors;
 	int sema_errors;
 	bool warn;		/* print warnings (not -w) */
@@ -94,6 +95,18 @@ struct tr_session {
 };
 
 void tr_session_init(struct tr_session *s, const struct driver_opts *opts);
+
+/* Write all LEN bytes at BUF to FD: waits (poll(2)) while FD is a full
+ * pipe or terminal in non-blocking mode -- the command may set
+ * O_NONBLOCK on a file description it shares with maptap -- and goes on
+ * after EINTR and short writes.  Returns 0 or -errno (EPIPE: the reader
+ * has gone; SIGPIPE must be ignored).  outstream.c. */
+int tr_write_fd(int fd, const void *buf, size_t len);
+
+/* A stdio stream that writes to FD with tr_write_fd(), buffered as
+ * BUFFERING says (_IOFBF, _IOLBF, _IONBF); fclose(3) closes FD if OWN.
+ * NULL when out of memory.  Its fileno(3) is -1. */
+FILE *tr_fd_stream(int fd, bool own, int buffering);
 void tr_session_fini(struct tr_session *s);
 
 /* "identifier 'x' at FILE:L:C", as stap names a token. */

@@ -2,6 +2,7 @@
  *
  * Usage: t_sigstate report     print "SigIgn HEX", "SigBlk HEX" and
  *                              "SigCgt HEX" from /proc/self/status
+ *        t_sigstate parent     the same of the parent (maptap, with -c)
  *        t_sigstate sleep N    print "started", sleep N seconds, exit 0
  *        t_sigstate wait       print "ready PID", wait for a line on stdin
  */
@@ -10,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static int report(void)
+static int report(const char *path)
 {
-	FILE *f = fopen("/proc/self/status", "r");
+	FILE *f = fopen(path, "r");
 	char line[256];
 
 	if (!f)
@@ -31,10 +32,14 @@ static int report(void)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
-	char buf[16];
+	char buf[32];
 
 	if (!strcmp(mode, "report"))
-		return report();
+		return report("/proc/self/status");
+	if (!strcmp(mode, "parent")) {
+		snprintf(buf, sizeof(buf), "/proc/%d/status", (int)getppid());
+		return report(buf);
+	}
 	if (!strcmp(mode, "sleep") && argc > 2) {
 		printf("started\n");
 		fflush(stdout);
