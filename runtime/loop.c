@@ -4,7 +4,8 @@
  * decides what it is, acts, and resumes the thread exactly once:
  *
  *   syscall-entry stop (SIGTRAP|0x80, op ENTRY)    save nr and arguments
- *   seccomp stop (PTRACE_EVENT_SECCOMP)             save, resume to exit
+ *   seccomp stop (PTRACE_EVENT_SECCOMP)             save, resume to exit;
+ *                                                   another filter's: ENOSYS
  *   syscall-exit stop (SIGTRAP|0x80, op EXIT)       refresh, emit events
  *   PTRACE_EVENT_FORK/VFORK/CLONE                   register the child
  *   PTRACE_EVENT_EXEC                               rebuild the model
@@ -327,6 +328,50 @@ static bool on_entry(struct maptap_session *s, struct mt_thread *t,
 	return false;
 }
 
+/* Make the call thread T is stopped in at its seccomp stop fail with
+ * ENOSYS without running: number -1 makes the kernel skip it, and the
+ * return register, which the caller then sees, is set to -ENOSYS
+ * (seccomp(2), SECCOMP_RET_TRACE).  Returns 0 or -errno. */
+static int skip_call(struct mt_thread *t)
+{
+#if defined(__x86_64__)
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, t->tid, 0L, &r) != 0)
+		return -errno;
+	r.orig_rax = (unsigned long long)-1LL;
+	r.rax = (unsigned long long)-(long long)ENOSYS;
+	return ptrace(PTRACE_SETREGS, t->tid, 0L, &r) ? -errno : 0;
+#else
+	(void)t;
+	return -ENOSYS;
+#endif
+}
+
+/* A seccomp stop that another filter of the target asked for (its data
+ * is not MT_SECCOMP_DATA).  Without maptap no tracer would take it, and
+ * the kernel would fail the call with ENOSYS (kernel/seccomp.c,
+ * __seccomp_filter): do the same, so the target behaves as untraced.
+ * When maptap's filter traced the call too, this is still right: of
+ * equal actions the kernel reports the first one seen, and it runs the
+ * newest filter first (seccomp(2)); maptap's, installed before the
+ * command's exec, is older than any the command installs, so the
+ * target's data wins and the call, untraced, fails as well.  Nothing
+ * ran, so no event; on_syscall sees the entry and, at the exit, -ENOSYS. */
+static void foreign_trace(struct maptap_session *s, struct mt_thread *t,
+			  const struct __ptrace_syscall_info *info)
+{
+	int err;
+
+	hook_entry(s, t, info);
+	set_call(t, NULL, NULL, 0);
+	err = skip_call(t);
+	if (err)
+		mt_diag(s, "pid %d: cannot fail call %llu with ENOSYS for the target's own seccomp filter: %s",
+			(int)t->proc->pid,
+			(unsigned long long)info->seccomp.nr, strerror(-err));
+}
+
 static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 			    bool seccomp)
 {
@@ -349,6 +394,10 @@ static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 			return;
 		break;
 	case PTRACE_SYSCALL_INFO_SECCOMP:
+		if (info.seccomp.ret_data != MT_SECCOMP_DATA) {
+			foreign_trace(s, t, &info);
+			break;
+		}
 		hook_entry(s, t, &info);
 		if (on_entry(s, t, info.arch, info.seccomp.nr,
 			     info.seccomp.args, info.stack_pointer))

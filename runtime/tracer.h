@@ -135,6 +135,10 @@ int mt_proc_tids(pid_t pid, pid_t **tids, size_t *n);
 int mt_same_mm(pid_t a, pid_t b);
 
 /* seccomp.c */
+/* The SECCOMP_RET_DATA of every SECCOMP_RET_TRACE maptap's filter
+ * returns: a seccomp stop with other data is another filter's
+ * (docs/tracer.md, "Other seccomp filters in the target"). */
+#define MT_SECCOMP_DATA 0x6d74u		/* "mt" */
 int mt_seccomp_install(const struct maptap_session_opts *opts);
 
 /* user_mem.c: the /proc/PID/mem path of maptap_read_user(), on its own
