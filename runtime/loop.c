@@ -41,6 +41,9 @@
 #ifndef PTRACE_TRACEME
 #define PTRACE_TRACEME 0
 #endif
+#ifndef SYS_SECCOMP
+#define SYS_SECCOMP 1		/* si_code of a filter's SIGSYS, <linux/signal.h> */
+#endif
 
 void mt_resume(struct maptap_session *s, struct mt_thread *t, int sig)
 {
@@ -372,6 +375,32 @@ static void foreign_trace(struct maptap_session *s, struct mt_thread *t,
 			(unsigned long long)info->seccomp.nr, strerror(-err));
 }
 
+/* Whether mapping call NR, at its exit stop with return value RVAL in
+ * thread T, never ran: a seccomp filter killed the thread or trapped the
+ * call (SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_TRAP).  The kernel then
+ * rolls the registers back for the core dump or the SIGSYS handler
+ * (kernel/seccomp.c, syscall_rollback()), so the return value read is
+ * the call's number, and it queues on the thread a SIGSYS with
+ * si_code SYS_SECCOMP and si_syscall NR, delivered after this stop.
+ * No mapping call returns its own number (a page-aligned address or 0),
+ * so the peek is made only then. */
+static bool filter_skipped(struct mt_thread *t, int nr, int64_t rval)
+{
+	struct __ptrace_peeksiginfo_args a = { .off = 0, .flags = 0,
+					       .nr = 8 };
+	siginfo_t si[8];
+	long i, n;
+
+	if (rval != nr)
+		return false;
+	n = ptrace(PTRACE_PEEKSIGINFO, t->tid, &a, si);
+	for (i = 0; i < n; i++)
+		if (si[i].si_signo == SIGSYS && si[i].si_code == SYS_SECCOMP &&
+		    si[i].si_syscall == nr)
+			return true;
+	return false;
+}
+
 static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 			    bool seccomp)
 {
@@ -406,7 +435,11 @@ static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 	case PTRACE_SYSCALL_INFO_EXIT:
 		/* An exit without a seen entry (a call in progress when we
 		 * attached) changed nothing the snapshot missed. */
-		if (t->call && t->call->cls == MAPTAP_SC_MAP) {
+		if (t->call && t->call->cls == MAPTAP_SC_MAP &&
+		    filter_skipped(t, t->call->nr, info.exit.rval)) {
+			/* It never ran, and never returns: no event. */
+			t->hooked = false;
+		} else if (t->call && t->call->cls == MAPTAP_SC_MAP) {
 			s->stats.map_calls++;
 			mt_complete_call(s, t, info.exit.rval);
 		}
