@@ -53,6 +53,9 @@ void mt_resume(struct maptap_session *s, struct mt_thread *t, int sig)
 	 * launch mode only needs the exit of a call it has seen enter. */
 	if (!s->use_seccomp || t->call || t->hooked)
 		req = PTRACE_SYSCALL;
+	/* A refresh of its mm failed: read it whole before it runs on. */
+	if (t->proc->mm->stale && !s->detaching)
+		mt_resync(s, t->proc, t->tid);
 	t->stopped = false;
 	if (ptrace(req, t->tid, 0L, (long)sig) != 0 && errno != ESRCH)
 		mt_diag(s, "cannot resume thread %d: %s", (int)t->tid,
@@ -108,6 +111,7 @@ static void hook_call(struct maptap_session *s, struct mt_thread *t,
 {
 	const struct maptap_syscall *sc =
 		maptap_syscall_lookup(maptap_syscall_native_arch(), st->nr);
+	int rc;
 
 	st->pid = t->proc->pid;
 	st->tid = t->tid;
@@ -115,7 +119,8 @@ static void hook_call(struct maptap_session *s, struct mt_thread *t,
 	st->pc = info->instruction_pointer;
 	st->sp = info->stack_pointer;
 	st->time_ns = mt_now_ns();
-	s->opts.on_syscall(st, s->opts.arg);
+	if (!s->quiet && (rc = s->opts.on_syscall(st, s->opts.arg)) != 0)
+		mt_callback_stop(s, rc, "on_syscall");
 }
 
 /* An entry stop (seccomp or syscall-entry): report it when on_syscall
@@ -163,7 +168,7 @@ void mt_ready(struct maptap_session *s, struct mt_proc *p, pid_t tid,
 	      enum maptap_ready_why why)
 {
 	p->ready = true;
-	if (s->opts.on_ready)
+	if (s->opts.on_ready && !s->quiet)
 		s->opts.on_ready(p->pid, tid, why, s->opts.arg);
 }
 
@@ -637,7 +642,7 @@ static void detach_at_stop(struct maptap_session *s, struct mt_thread *t,
 	detach_thread(s, t, deliver, "signal");
 }
 
-int mt_handle_status(struct maptap_session *s, pid_t tid, int status)
+static int handle_status(struct maptap_session *s, pid_t tid, int status)
 {
 	struct mt_thread *t = mt_thread_find(s, tid);
 	int sig, event;
@@ -722,6 +727,12 @@ int mt_handle_status(struct maptap_session *s, pid_t tid, int status)
 	}
 }
 
+int mt_handle_status(struct maptap_session *s, pid_t tid, int status)
+{
+	handle_status(s, tid, status);
+	return s->stop_rc;
+}
+
 /* Detach every thread (attach mode): interrupt each, and detach it at
  * whatever stop it reports next; mt_resume() detaches while s->detaching. */
 static void start_detach(struct maptap_session *s)
@@ -769,9 +780,12 @@ void mt_wait_tick(struct maptap_session *s)
 	ppoll(&pf, 1, &ts, NULL);
 }
 
+/* Whether the run goes on: something left to trace, and no callback
+ * ended the session (s->stop_rc, returned by the run). */
 static bool tracing(const struct maptap_session *s)
 {
-	return s->threads.n > 0 || (s->launched && !s->launched_reaped);
+	return !s->stop_rc &&
+	       (s->threads.n > 0 || (s->launched && !s->launched_reaped));
 }
 
 /* Act on the detach requests made since the last look (a signal handler
@@ -904,6 +918,11 @@ int maptap_session_run_until(struct maptap_session *s, uint64_t deadline_ns)
 	rc = run_until(s, deadline_ns, fd);
 	close(fd);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (s->stop_rc) {
+		/* Once: a caller that runs on traces quietly to the end. */
+		rc = s->stop_rc;
+		s->stop_rc = 0;
+	}
 	return rc;
 }
 

@@ -49,10 +49,35 @@ uint64_t mt_now_ns(void)
 
 int mt_emit(struct maptap_session *s, struct maptap_event *ev)
 {
+	int rc;
+
+	if (s->quiet)
+		return 0;
 	s->stats.events++;
 	if (!s->opts.on_event)
 		return 0;
-	return s->opts.on_event(ev, s->opts.arg);
+	rc = s->opts.on_event(ev, s->opts.arg);
+	if (rc)
+		mt_callback_stop(s, rc, "on_event");
+	return 0;
+}
+
+void mt_callback_stop(struct maptap_session *s, int rc, const char *who)
+{
+	if (s->quiet)
+		return;
+	s->quiet = true;
+	s->stop_rc = rc;
+	mt_error(s, rc, "%s returned %d: the session ends, no callback is made again",
+		 who, rc);
+}
+
+void mt_set_fault(struct maptap_session *s,
+		  int (*fn)(void *arg, int site, const struct mt_thread *t),
+		  void *arg)
+{
+	s->fault = fn;
+	s->fault_arg = arg;
 }
 
 /* ---- threads: open-addressing hash table keyed by tid ---- */

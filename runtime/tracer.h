@@ -24,6 +24,9 @@ struct mt_mm {
 	struct maptap_maps_reader *reader;	/* bound to this mm */
 	uint64_t brk;			/* last program break seen; 0 unknown */
 	int in_call;			/* threads between entry and exit of a MAP call */
+	bool stale;			/* a refresh failed: the model may miss
+					 * changes until mt_resync() */
+	bool stale_snapshot;		/* a snapshot read was among them */
 };
 
 /* One process (thread group). */
@@ -92,11 +95,19 @@ struct maptap_session {
 	uint64_t detach_req;
 	int wake[2];			/* self-pipe: a request ends the wait */
 	bool detaching;
+	/* A callback returned non-zero (mt_callback_stop()): no callback is
+	 * made again (QUIET), and STOP_RC, until maptap_session_run_until()
+	 * returns it, ends the run. */
+	bool quiet;
+	int stop_rc;
 	struct maptap_vma_buf buf;	/* scratch for reads */
 	struct maptap_vma_buf buf2;
 	struct maptap_session_stats stats;
 	uint64_t last_ns;
 	char errmsg[512];
+	/* Test-only fault injection (mt_set_fault()); NULL in use. */
+	int (*fault)(void *arg, int site, const struct mt_thread *t);
+	void *fault_arg;
 };
 
 /* session.c */
@@ -105,7 +116,14 @@ int mt_error(struct maptap_session *s, int err, const char *fmt, ...)
 void mt_diag(struct maptap_session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 uint64_t mt_now_ns(void);
+/* Hand EV to on_event (unless quiet).  Returns 0: a non-zero return of
+ * on_event stops the session (mt_callback_stop()), not the producer, so
+ * that the model stays whole. */
 int mt_emit(struct maptap_session *s, struct maptap_event *ev);
+/* Callback WHO ("on_event", "on_syscall") returned RC, non-zero: end the
+ * session (maptap/session.h, on_event): quiet from now on, and the run
+ * returns RC, with a message in errmsg. */
+void mt_callback_stop(struct maptap_session *s, int rc, const char *who);
 struct mt_thread *mt_thread_find(struct maptap_session *s, pid_t tid);
 struct mt_thread *mt_thread_add(struct maptap_session *s, pid_t tid,
 				struct mt_proc *proc);
@@ -117,11 +135,39 @@ void mt_proc_del(struct maptap_session *s, struct mt_proc *p);
 struct mt_mm *mt_mm_new(void);
 void mt_mm_put(struct mt_mm *mm);
 
-/* refresh.c: bring models up to date and emit their events */
+/* Where mt_set_fault()'s function is asked whether to fail. */
+enum mt_fault_site {
+	MT_FAULT_CALL,		/* mt_complete_call(), before it reads */
+	MT_FAULT_FULL,		/* mt_refresh_full(), before it reads */
+};
+
+/* session.c: for tests only (testsuite/unit/test_errors.c).  From now
+ * on, FN(ARG, SITE, T) is called where a refresh of S is about to read
+ * the kernel's maps (T: the thread whose call completes, or NULL); a
+ * non-zero return, a -errno, makes that refresh fail with it, as if
+ * the read had.  FN NULL: no faults. */
+void mt_set_fault(struct maptap_session *s,
+		  int (*fn)(void *arg, int site, const struct mt_thread *t),
+		  void *arg);
+
+/* refresh.c: bring models up to date and emit their events.
+ *
+ * mt_refresh_full() reads P's whole mm (SNAPSHOT: its events are the
+ * snapshot of a new image or process); mt_complete_call() refreshes what
+ * T's mapping call, returning RET, touched.  Each returns 0 or the -errno
+ * of the read that failed (-ENOMEM, -EIO, -ESRCH when the process is
+ * gone, -EINVAL) and handles that failure itself: it is counted
+ * (stats.refresh_errors) and the mm is marked stale, to be read whole by
+ * mt_resync() before one of its threads runs on.  Callers in the stop
+ * loop need not look at the value; attach uses it to refuse. */
 int mt_refresh_full(struct maptap_session *s, struct mt_proc *p, pid_t tid,
 		    bool snapshot);
 int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
 		     int64_t ret);
+/* If P's mm is stale, read it whole (as a snapshot when a snapshot read
+ * failed), its changes as resync events; counted in stats.resyncs, or,
+ * failing again, in stats.refresh_errors and left stale. */
+void mt_resync(struct maptap_session *s, struct mt_proc *p, pid_t tid);
 void mt_verify(struct maptap_session *s, struct mt_proc *p);
 
 /* procfs.c: small readers of /proc */
@@ -147,6 +193,9 @@ ssize_t mt_read_user_procmem(pid_t pid, uint64_t addr, void *buf,
 			     size_t len);
 
 /* loop.c: the ptrace stop state machine */
+/* Handle the wait(2) STATUS of TID: act on the stop and resume the
+ * thread (or forget it).  Returns 0, or the non-zero value a callback
+ * returned (the session ends: s->stop_rc). */
 int mt_handle_status(struct maptap_session *s, pid_t tid, int status);
 void mt_resume(struct maptap_session *s, struct mt_thread *t, int sig);
 void mt_ready(struct maptap_session *s, struct mt_proc *p, pid_t tid,
