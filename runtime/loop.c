@@ -23,12 +23,14 @@
 #include "tracer.h"
 
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -51,7 +53,7 @@ void mt_resume(struct maptap_session *s, struct mt_thread *t, int sig)
 
 	/* Attach mode (no filter) stops at every syscall entry and exit;
 	 * launch mode only needs the exit of a call it has seen enter. */
-	if (!s->use_seccomp || t->call || t->hooked)
+	if (!s->use_seccomp || t->call || t->hooked || t->proc->notif)
 		req = PTRACE_SYSCALL;
 	/* A refresh of its mm failed: read it whole before it runs on. */
 	if (t->proc->mm->stale && !s->detaching)
@@ -297,6 +299,39 @@ static int keep_traced(struct mt_thread *t, const struct maptap_syscall *sc,
 #endif
 }
 
+/* seccomp(2) entered by T with ARGS: a filter installed with a
+ * listener (SECCOMP_FILTER_FLAG_NEW_LISTENER, the only way to get one)
+ * may send any call to SECCOMP_RET_USER_NOTIF, which outranks maptap's
+ * TRACE: such a call makes no seccomp stop, and its supervisor may let
+ * it run (SECCOMP_USER_NOTIF_FLAG_CONTINUE) or answer for it.  It still
+ * passes the syscall-entry and -exit stops, which come before and after
+ * any filter (kernel/entry/common.c): from now on, T's process stops at
+ * every call (mt_resume()), as without maptap's filter, and its children
+ * too.  Marked before the call runs, so none of T's calls is missed.  The
+ * filter is T's alone, but with SECCOMP_FILTER_FLAG_TSYNC every thread of
+ * the process gets it: interrupt the others, so that each is resumed
+ * with PTRACE_SYSCALL from a stop made before it returns to user space. */
+static void watch_filter(struct maptap_session *s, struct mt_thread *t,
+			 const uint64_t args[6])
+{
+	struct mt_proc *p = t->proc;
+	size_t i;
+
+	if (args[0] != SECCOMP_SET_MODE_FILTER ||
+	    !(args[1] & SECCOMP_FILTER_FLAG_NEW_LISTENER))
+		return;
+	p->notif = true;
+	if (!(args[1] & SECCOMP_FILTER_FLAG_TSYNC))
+		return;
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *o = s->threads.slot[i];
+
+		if (o && o != (struct mt_thread *)1 && o != t &&
+		    o->proc == p && !o->stopped)
+			ptrace(PTRACE_INTERRUPT, o->tid, 0L, 0L);
+	}
+}
+
 /* Entry of a call (seccomp stop or syscall-entry stop).  Returns true
  * when T must not be resumed (it was let go). */
 static bool on_entry(struct maptap_session *s, struct mt_thread *t,
@@ -317,6 +352,8 @@ static bool on_entry(struct maptap_session *s, struct mt_thread *t,
 		set_call(t, NULL, NULL, 0);	/* its exit needs no stop */
 		return false;
 	}
+	if (arch == maptap_syscall_native_arch() && nr == SYS_seccomp)
+		watch_filter(s, t, args);
 	if (!sc || sc->cls == MAPTAP_SC_NONE) {
 		set_call(t, NULL, NULL, 0);
 		return false;
@@ -422,12 +459,22 @@ static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 	}
 	switch (info.op) {
 	case PTRACE_SYSCALL_INFO_ENTRY:
+		t->entered = true;
 		hook_entry(s, t, &info);
 		if (on_entry(s, t, info.arch, info.entry.nr, info.entry.args,
 			     info.stack_pointer))
 			return;
 		break;
 	case PTRACE_SYSCALL_INFO_SECCOMP:
+		if (t->entered) {
+			/* The second stop of a call whose entry stop was
+			 * handled (a process with a listener filter). */
+			if (info.seccomp.ret_data != MT_SECCOMP_DATA) {
+				set_call(t, NULL, NULL, 0);
+				skip_call(t);
+			}
+			break;
+		}
 		if (info.seccomp.ret_data != MT_SECCOMP_DATA) {
 			foreign_trace(s, t, &info);
 			break;
@@ -438,6 +485,7 @@ static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 			return;
 		break;
 	case PTRACE_SYSCALL_INFO_EXIT:
+		t->entered = false;
 		/* An exit without a seen entry (a call in progress when we
 		 * attached) changed nothing the snapshot missed. */
 		if (t->call && t->call->cls == MAPTAP_SC_MAP &&
@@ -524,6 +572,7 @@ static struct mt_thread *adopt(struct maptap_session *s, pid_t tid,
 			return NULL;
 		}
 	}
+	p->notif = parent && parent->notif;	/* filters are inherited */
 	t = mt_thread_add(s, tid, p);
 	if (!t)
 		return NULL;

@@ -540,6 +540,18 @@ static int unmap_exit(struct maptap_session *s, struct mt_thread *t,
 	int err;
 
 	hint_init(&h, p, t->tid, t->call);
+	if (p->notif && !t->reported) {
+		/* A supervisor (SECCOMP_RET_USER_NOTIF) may have answered
+		 * for the call without running it: only a read says what
+		 * it did. */
+		maptap_vma_buf_clear(&s->buf);
+		err = maptap_maps_read_range(p->mm->reader, lo, hi, &s->buf);
+		if (err)
+			return err;
+		s->stats.refreshes++;
+		return maptap_mm_update(p->mm->model, lo, hi, s->buf.v,
+					s->buf.n, &h, emit_cb, s);
+	}
 	if (!t->reported) {
 		err = maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h,
 				       emit_cb, s);

@@ -9,6 +9,9 @@
  * ABI (i386, x32) traces too, so that nothing escapes unseen; the tracer
  * then says it cannot decode it.
  *
+ * seccomp(2) itself traces, so that a filter of the target's with a
+ * listener is seen being installed.
+ *
  * Every TRACE return carries MT_SECCOMP_DATA, so that a stop another
  * filter of the target asked for is told from maptap's (docs/tracer.md,
  * "Other seccomp filters in the target").
@@ -128,7 +131,10 @@ static int build(struct sock_filter *prog,
 			maptap_syscall_lookup(maptap_syscall_native_arch(),
 					      (int)nr);
 
-		if (selected(opts, nr) || class_traces(sc))
+		/* seccomp(2) too: a filter with a listener changes how
+		 * maptap must follow the process (loop.c, watch_filter()). */
+		if (selected(opts, nr) || class_traces(sc) ||
+		    nr == SYS_seccomp)
 			add_compare(prog, &k, &in_block, nr);
 	}
 	for (i = 0; i < n; i++) {

@@ -38,6 +38,10 @@ struct mt_proc {
 	bool ready;			/* on_ready called: the program is the
 					 * traced one (a launched command is
 					 * maptap's own code until its exec) */
+	bool notif;			/* may have a seccomp filter with a
+					 * listener (SECCOMP_RET_USER_NOTIF): stop
+					 * at every entry and exit, trust only
+					 * reads (docs/tracer.md) */
 	struct mt_proc *next;
 };
 
@@ -59,6 +63,9 @@ struct mt_thread {
 		uint64_t lo, hi;
 	} after[4];
 	int n_after;			/* > 4: more than kept */
+	bool entered;			/* its syscall-entry stop was handled
+					 * (a seccomp stop of the same call
+					 * comes after it) */
 	bool hooked;			/* on_syscall saw the entry of the call
 					 * in progress: report its exit */
 	int hook_nr;			/* that call's number */
