@@ -408,7 +408,8 @@ static void foreign_trace(struct maptap_session *s, struct mt_thread *t,
 {
 	int err;
 
-	hook_entry(s, t, info);
+	if (!t->entered)	/* else its entry stop reported it */
+		hook_entry(s, t, info);
 	set_call(t, NULL, NULL, 0);
 	err = skip_call(t);
 	if (err)
@@ -466,19 +467,14 @@ static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 			return;
 		break;
 	case PTRACE_SYSCALL_INFO_SECCOMP:
-		if (t->entered) {
-			/* The second stop of a call whose entry stop was
-			 * handled (a process with a listener filter). */
-			if (info.seccomp.ret_data != MT_SECCOMP_DATA) {
-				set_call(t, NULL, NULL, 0);
-				skip_call(t);
-			}
-			break;
-		}
 		if (info.seccomp.ret_data != MT_SECCOMP_DATA) {
 			foreign_trace(s, t, &info);
 			break;
 		}
+		/* The second stop of a call whose entry stop was handled
+		 * (a process with a listener filter): nothing new. */
+		if (t->entered)
+			break;
 		hook_entry(s, t, &info);
 		if (on_entry(s, t, info.arch, info.seccomp.nr,
 			     info.seccomp.args, info.stack_pointer))
