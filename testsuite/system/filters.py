@@ -30,7 +30,7 @@ def output(text):
     if isinstance(text, bytes):
         text = text.decode()
     return [l for l in text.splitlines()
-            if not l.startswith("area ") and not l.startswith("b ")]
+            if not l.startswith(("area ", "b ", "c "))]
 
 
 def area_history(r, name):
@@ -50,7 +50,10 @@ for mode, want_lines in (("trace", ["getppid -1 38", "madvise -1 38",
                          ("kill", []),
                          ("notify", ["mprotect b 0", "munmap b 0",
                                      "mprotect area 0", "munmap area 0",
-                                     "byte 3"])):
+                                     "byte 3"]),
+                         ("notify-tsync", ["mprotect b 0", "munmap b 0",
+                                           "mprotect area 0",
+                                           "munmap area 0", "byte 3"])):
     code, out = t.untraced([prog, mode])
     t.eq(output(out), want_lines,
          "%s untraced: the target's filter acts (check of the test)" % mode)
@@ -64,7 +67,15 @@ for mode, want_lines in (("trace", ["getppid -1 38", "madvise -1 38",
         if got:
             t.eq(got[0], [("map", got[1], "mmap")],
                  name + ": the area's only event is its mmap")
-        if mode == "notify":
+        if mode == "notify-tsync":
+            # The other thread, filtered by TSYNC while it waited, maps
+            # its page through the supervisor.
+            pid = t.first_pid(r)
+            lo, hi = t.reports(r.stdout).get("c", (0, 0))
+            t.eq([e[:3] for e in t.history(r.events, lo, hi, pid)],
+                 [("map", (lo, hi), "mmap")],
+                 name + ": the other thread's mmap through the filter")
+        if mode.startswith("notify"):
             # The main thread's events over B (another thread maps
             # the freed page afterwards, to make maptap verify).
             pid = t.first_pid(r)

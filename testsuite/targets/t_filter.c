@@ -22,7 +22,12 @@
  *                     the area); prints "b" (3 pages mapped, its first
  *                     page made read-only, its last unmapped) and the
  *                     results
- *   t_filter notify-wait   the same, but once the filter is in place it
+ *   t_filter notify-tsync  the same, but the filter goes to every thread
+ *                     (SECCOMP_FILTER_FLAG_TSYNC), and the other thread
+ *                     waiting then maps one page through it and keeps it
+ *                     ("c LO HI")
+ *   t_filter notify-wait   the same as notify, but once the filter is in
+ *                     place it
  *                     prints "ready PID" and waits for a line on stdin
  *                     (for maptap -x)
  *
@@ -124,8 +129,10 @@ static void *supervise(void *arg)
 }
 
 /* notify: a thread without the filter whose mapping calls, made after
- * the main thread's, make maptap --verify the whole mm. */
+ * the main thread's, make maptap --verify the whole mm (with TSYNC, it
+ * has the filter: it keeps its page). */
 static int check_go[2], check_done[2];
+static bool tsync;
 
 static void *check(void *arg)
 {
@@ -136,7 +143,9 @@ static void *check(void *arg)
 	if (read(check_go[0], &c, 1) != 1)
 		return NULL;
 	p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p != MAP_FAILED)
+	if (p != MAP_FAILED && tsync)
+		t_report("c", p, (char *)p + 4096);
+	else if (p != MAP_FAILED)
 		munmap(p, 4096);
 	if (write(check_done[1], "d", 1) != 1)
 		return NULL;
@@ -169,7 +178,9 @@ static void notify(char *area, bool wait)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		exit(103);
 	listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-				SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp);
+				SECCOMP_FILTER_FLAG_NEW_LISTENER |
+				(tsync ? SECCOMP_FILTER_FLAG_TSYNC |
+				 SECCOMP_FILTER_FLAG_TSYNC_ESRCH : 0), &fp);
 	if (listener < 0) {
 		perror("seccomp");
 		exit(104);
@@ -270,7 +281,9 @@ int main(int argc, char **argv)
 		result("munmap", syscall(SYS_munmap, area, AREA));
 		area[1] = 2;	/* still mapped */
 		printf("byte %d\n", area[1]);
-	} else if (!strcmp(mode, "notify") || !strcmp(mode, "notify-wait")) {
+	} else if (!strcmp(mode, "notify") || !strcmp(mode, "notify-wait") ||
+		   !strcmp(mode, "notify-tsync")) {
+		tsync = !strcmp(mode, "notify-tsync");
 		notify(area, !strcmp(mode, "notify-wait"));
 	}
 	t_dump_maps(argc > 2 ? argv[2] : NULL);
