@@ -418,15 +418,15 @@ static void foreign_trace(struct maptap_session *s, struct mt_thread *t,
 			(unsigned long long)info->seccomp.nr, strerror(-err));
 }
 
-/* Whether mapping call NR, at its exit stop with return value RVAL in
- * thread T, never ran: a seccomp filter killed the thread or trapped the
+/* Whether call NR, at its exit stop with return value RVAL in thread
+ * T, never ran: a seccomp filter killed the thread or trapped the
  * call (SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_TRAP).  The kernel then
  * rolls the registers back for the core dump or the SIGSYS handler
  * (kernel/seccomp.c, syscall_rollback()), so the return value read is
  * the call's number, and it queues on the thread a SIGSYS with
  * si_code SYS_SECCOMP and si_syscall NR, delivered after this stop.
  * No mapping call returns its own number (a page-aligned address or 0),
- * so the peek is made only then. */
+ * and few others do, so the peek is made only then. */
 static bool filter_skipped(struct mt_thread *t, int nr, int64_t rval)
 {
 	struct __ptrace_peeksiginfo_args a = { .off = 0, .flags = 0,
@@ -484,9 +484,11 @@ static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 		t->entered = false;
 		/* An exit without a seen entry (a call in progress when we
 		 * attached) changed nothing the snapshot missed. */
-		if (t->call && t->call->cls == MAPTAP_SC_MAP &&
-		    filter_skipped(t, t->call->nr, info.exit.rval)) {
-			/* It never ran, and never returns: no event. */
+		if ((t->call || t->hooked) &&
+		    filter_skipped(t, t->call ? t->call->nr : t->hook_nr,
+				   info.exit.rval)) {
+			/* It never ran, and never returns: no event, and
+			 * no exit for on_syscall. */
 			t->hooked = false;
 		} else if (t->call && t->call->cls == MAPTAP_SC_MAP) {
 			s->stats.map_calls++;

@@ -46,7 +46,8 @@ for mode, want_lines in (("trace", ["getppid -1 38", "madvise -1 38",
                          ("trace-listener", ["getppid -1 38",
                                              "madvise -1 38",
                                              "mprotect -1 38", "byte 1"]),
-                         ("trap", ["munmap 0 0", "byte 2"]),
+                         ("trap", ["munmap 0 0", "byte 2",
+                                   "getppid 0 0"]),
                          ("kill", []),
                          ("notify", ["mprotect b 0", "munmap b 0",
                                      "mprotect area 0", "munmap area 0",
@@ -129,5 +130,28 @@ for mode in ("trace", "trace-listener"):
              ["getppid", "getppid -38 (ENOSYS)",
               "madvise", "madvise -38 (ENOSYS)"],
              name + ": each call's entry and exit, once, ENOSYS")
+
+# A call the target's filter traps never ran, and its "result" is the
+# SIGSYS handler's: scripts never see it return (the exit stop of
+# --no-seccomp reads the rolled-back registers), mapping call or not.
+# (Its entry is seen where maptap stops at every entry, before the
+# filters run; with maptap's filter the TRAP outranks its TRACE.)
+SCRIPT = ("global armed probe syscall.munmap { if (pid() == target() && "
+          "length == 16384) { armed = 1; println(name) } } "
+          "probe syscall.munmap.return { if (pid() == target() && armed) "
+          "{ armed = 0; println(name, \" \", retstr) } } "
+          "probe syscall.getppid { if (pid() == target()) println(name) } "
+          "probe syscall.getppid.return { if (pid() == target()) "
+          "println(name, \" \", retstr) }")
+for opts in MODES:
+    name = "trap %s, script" % " ".join(opts)
+    r = t.maptap(["-e", SCRIPT] + opts + ["%s trap" % prog], json_out=False)
+    t.eq([l for l in r.stdout.splitlines()
+          if l.startswith(("getppid ", "munmap ")) and
+          not l.endswith(" 0 0")], [],
+         name + ": no trapped call returns")
+    t.eq(sorted(l for l in output(r.stdout) if l.endswith(" 0 0")),
+         ["getppid 0 0", "munmap 0 0"],
+         name + ": the target's calls return the handler's 0")
 
 t.done()

@@ -10,9 +10,10 @@
  *                     every entry and exit of this process)
  *   t_filter kill     SECCOMP_RET_KILL_PROCESS for munmap of the area:
  *                     prints "area", then dies of SIGSYS in the munmap
- *   t_filter trap     SECCOMP_RET_TRAP for munmap of the area, with a
- *                     SIGSYS handler that makes it return 0: the area
- *                     stays mapped; prints "area" and the result
+ *   t_filter trap     SECCOMP_RET_TRAP for munmap of the area and for
+ *                     getppid, with a SIGSYS handler that makes each
+ *                     return 0: the area stays mapped; prints "area" and
+ *                     the results
  *   t_filter notify   SECCOMP_RET_USER_NOTIF for mmap, munmap and
  *                     mprotect of the main thread, answered by a
  *                     supervisor thread (started before the filter, so
@@ -68,7 +69,8 @@ static void install(struct sock_filter *prog, unsigned short n)
 	}
 }
 
-/* RET for munmap whose first argument's low word is that of AREA. */
+/* RET for getppid, and for munmap whose first argument's low word is
+ * that of AREA. */
 static void filter_munmap(void *area, unsigned ret)
 {
 	struct sock_filter prog[] = {
@@ -76,6 +78,7 @@ static void filter_munmap(void *area, unsigned ret)
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		LD(nr),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 3, 0),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_munmap, 0, 3),
 		LD(args[0]),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
@@ -281,6 +284,7 @@ int main(int argc, char **argv)
 		result("munmap", syscall(SYS_munmap, area, AREA));
 		area[1] = 2;	/* still mapped */
 		printf("byte %d\n", area[1]);
+		result("getppid", syscall(SYS_getppid));
 	} else if (!strcmp(mode, "notify") || !strcmp(mode, "notify-wait") ||
 		   !strcmp(mode, "notify-tsync")) {
 		tsync = !strcmp(mode, "notify-tsync");
