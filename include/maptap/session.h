@@ -168,7 +168,9 @@ void maptap_session_free(struct maptap_session *s);
  * Unless opts.no_seccomp, the child installs a seccomp filter that stops it
  * only on address-space calls (SECCOMP_RET_TRACE), and the session uses
  * PTRACE_O_EXITKILL so a tracer that dies never leaves it running with a
- * filter that would make those calls fail with ENOSYS.  Returns 0 and the
+ * filter that would make those calls fail with ENOSYS.  Filters the
+ * command installs itself act as they would untraced (docs/tracer.md,
+ * "Other seccomp filters in the target").  Returns 0 and the
  * child's pid in *PID, or -errno: -ENOENT/-EACCES/-ENOEXEC when the command
  * cannot be executed (the message, naming it, is in maptap_session_errmsg),
  * -EAGAIN (fork failed), -EPERM (ptrace refused). */
