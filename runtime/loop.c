@@ -359,6 +359,14 @@ static bool on_entry(struct maptap_session *s, struct mt_thread *t,
 		return false;
 	}
 	set_call(t, sc, args, sp);
+	if (sc->cls == MAPTAP_SC_PTRACE && t->entered && s->use_seccomp) {
+		/* An entry stop in a launched process (listener filter):
+		 * let go here, and the call would meet maptap's filter with
+		 * no tracer, which fails it with ENOSYS.  Its seccomp stop
+		 * comes next (on_syscall_stop()). */
+		set_call(t, NULL, NULL, 0);
+		return false;
+	}
 	if (sc->cls == MAPTAP_SC_PTRACE) {
 		bool gone = on_tracee_ptrace(s, t);
 
@@ -444,6 +452,24 @@ static bool filter_skipped(struct mt_thread *t, int nr, int64_t rval)
 	return false;
 }
 
+/* At the seccomp stop of a ptrace(2) call whose entry stop came first:
+ * act on it now (on_tracee_ptrace()).  Returns true when T was let go. */
+static bool ptrace_at_seccomp(struct maptap_session *s, struct mt_thread *t,
+			      const struct __ptrace_syscall_info *info)
+{
+	const struct maptap_syscall *sc =
+		maptap_syscall_lookup(info->arch, (int)info->seccomp.nr);
+	bool gone;
+
+	if (!sc || sc->cls != MAPTAP_SC_PTRACE)
+		return false;
+	set_call(t, sc, info->seccomp.args, info->stack_pointer);
+	gone = on_tracee_ptrace(s, t);
+	if (!gone)
+		set_call(t, NULL, NULL, 0);
+	return gone;
+}
+
 static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 			    bool seccomp)
 {
@@ -472,9 +498,13 @@ static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 			break;
 		}
 		/* The second stop of a call whose entry stop was handled
-		 * (a process with a listener filter): nothing new. */
-		if (t->entered)
+		 * (a process with a listener filter): nothing new, but for
+		 * ptrace, which is let go of here (on_entry()). */
+		if (t->entered) {
+			if (ptrace_at_seccomp(s, t, &info))
+				return;
 			break;
+		}
 		hook_entry(s, t, &info);
 		if (on_entry(s, t, info.arch, info.seccomp.nr,
 			     info.seccomp.args, info.stack_pointer))

@@ -113,6 +113,22 @@ t.eq([(e["event"], t.span(e), e["syscall"])
 t.no_verify_diffs(r, "notify -x")
 t.check_replay(r, pid, maps, "notify -x: log replays into the final maps")
 
+# PTRACE_TRACEME in a child of a process with a listener filter: maptap,
+# which then stops at every entry, lets go of the child at the call's
+# seccomp stop, not at its entry (after which the call would meet
+# maptap's filter without a tracer: ENOSYS).
+code, out = t.untraced([prog, "listener-traceme"])
+t.eq(output(out), ["traceme 0 0"],
+     "listener-traceme untraced: PTRACE_TRACEME works (check of the test)")
+for opts in MODES:
+    name = "listener-traceme %s" % " ".join(opts)
+    r = t.maptap(opts + ["%s listener-traceme" % prog])
+    t.eq((r.status, output(r.stdout)), (code, output(out)),
+         name + ": exit status and output as untraced")
+    t.eq([e["reason"] for e in r.find("detach")],
+         ["ptrace(PTRACE_TRACEME) by the process"],
+         name + ": the child let go, logged")
+
 # Scripts see each call the target's filter fails once, entry and exit,
 # with ENOSYS: also where maptap stops at the entry and then at the
 # target's TRACE (after a listener filter).

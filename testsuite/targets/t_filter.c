@@ -8,6 +8,10 @@
  *   t_filter trace-listener   the same, after a filter that allows
  *                     everything but has a listener (so maptap stops at
  *                     every entry and exit of this process)
+ *   t_filter listener-traceme   after a filter that allows everything
+ *                     but has a listener, a forked child calls
+ *                     ptrace(PTRACE_TRACEME) (maptap lets go of it);
+ *                     prints its result
  *   t_filter kill     SECCOMP_RET_KILL_PROCESS for munmap of the area:
  *                     prints "area", then dies of SIGSYS in the munmap
  *   t_filter trap     SECCOMP_RET_TRAP for munmap of the area and for
@@ -48,7 +52,9 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <ucontext.h>
 
 #include "t_common.h"
@@ -234,7 +240,8 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "notify-wait") != 0)	/* its first line: "ready" */
 		t_report("area", area, area + AREA);
 	fflush(stdout);
-	if (!strcmp(mode, "trace-listener")) {
+	if (!strcmp(mode, "trace-listener") ||
+	    !strcmp(mode, "listener-traceme")) {
 		struct sock_filter allow[] = {
 			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		};
@@ -246,7 +253,22 @@ int main(int argc, char **argv)
 			perror("seccomp");
 			exit(100);
 		}
-		mode = "trace";
+		if (!strcmp(mode, "trace-listener"))
+			mode = "trace";
+	}
+	if (!strcmp(mode, "listener-traceme")) {
+		pid_t pid;
+		int status;
+
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			result("traceme", ptrace(PTRACE_TRACEME, 0, 0, 0));
+			fflush(stdout);
+			_exit(0);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid)
+			return 108;
 	}
 	if (!strcmp(mode, "trace")) {
 		struct sock_filter prog[] = {
