@@ -238,6 +238,7 @@ int maptap_session_attach(struct maptap_session *s, pid_t pid)
 	struct mt_proc *p;
 	struct mt_mm *mm;
 	size_t i, nheld;
+	long mode = 0;
 	int err = check_target(s, pid);
 
 	if (err)
@@ -248,6 +249,10 @@ int maptap_session_attach(struct maptap_session *s, pid_t pid)
 		mt_mm_put(mm);
 		return mt_error(s, -ENOMEM, "out of memory");
 	}
+	/* Filters installed before the attach may have a listener
+	 * (loop.c, watch_filter()); whether one has cannot be read. */
+	p->notif = mt_proc_status_long(pid, "Seccomp:", &mode) == 0 &&
+		   mode == 2;	/* SECCOMP_MODE_FILTER */
 	err = seize_all(s, p);
 	if (err) {
 		long tracer = 0;

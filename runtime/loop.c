@@ -4,7 +4,8 @@
  * decides what it is, acts, and resumes the thread exactly once:
  *
  *   syscall-entry stop (SIGTRAP|0x80, op ENTRY)    save nr and arguments
- *   seccomp stop (PTRACE_EVENT_SECCOMP)             save, resume to exit
+ *   seccomp stop (PTRACE_EVENT_SECCOMP)             save, resume to exit;
+ *                                                   another filter's: ENOSYS
  *   syscall-exit stop (SIGTRAP|0x80, op EXIT)       refresh, emit events
  *   PTRACE_EVENT_FORK/VFORK/CLONE                   register the child
  *   PTRACE_EVENT_EXEC                               rebuild the model
@@ -22,12 +23,14 @@
 #include "tracer.h"
 
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -40,6 +43,9 @@
 #ifndef PTRACE_TRACEME
 #define PTRACE_TRACEME 0
 #endif
+#ifndef SYS_SECCOMP
+#define SYS_SECCOMP 1		/* si_code of a filter's SIGSYS, <linux/signal.h> */
+#endif
 
 void mt_resume(struct maptap_session *s, struct mt_thread *t, int sig)
 {
@@ -47,8 +53,11 @@ void mt_resume(struct maptap_session *s, struct mt_thread *t, int sig)
 
 	/* Attach mode (no filter) stops at every syscall entry and exit;
 	 * launch mode only needs the exit of a call it has seen enter. */
-	if (!s->use_seccomp || t->call || t->hooked)
+	if (!s->use_seccomp || t->call || t->hooked || t->proc->notif)
 		req = PTRACE_SYSCALL;
+	/* A refresh of its mm failed: read it whole before it runs on. */
+	if (t->proc->mm->stale && !s->detaching)
+		mt_resync(s, t->proc, t->tid);
 	t->stopped = false;
 	if (ptrace(req, t->tid, 0L, (long)sig) != 0 && errno != ESRCH)
 		mt_diag(s, "cannot resume thread %d: %s", (int)t->tid,
@@ -98,6 +107,7 @@ static void hook_call(struct maptap_session *s, struct mt_thread *t,
 {
 	const struct maptap_syscall *sc =
 		maptap_syscall_lookup(maptap_syscall_native_arch(), st->nr);
+	int rc;
 
 	st->pid = t->proc->pid;
 	st->tid = t->tid;
@@ -105,7 +115,8 @@ static void hook_call(struct maptap_session *s, struct mt_thread *t,
 	st->pc = info->instruction_pointer;
 	st->sp = info->stack_pointer;
 	st->time_ns = mt_now_ns();
-	s->opts.on_syscall(st, s->opts.arg);
+	if (!s->quiet && (rc = s->opts.on_syscall(st, s->opts.arg)) != 0)
+		mt_callback_stop(s, rc, "on_syscall");
 }
 
 /* An entry stop (seccomp or syscall-entry): report it when on_syscall
@@ -153,7 +164,7 @@ void mt_ready(struct maptap_session *s, struct mt_proc *p, pid_t tid,
 	      enum maptap_ready_why why)
 {
 	p->ready = true;
-	if (s->opts.on_ready)
+	if (s->opts.on_ready && !s->quiet)
 		s->opts.on_ready(p->pid, tid, why, s->opts.arg);
 }
 
@@ -282,6 +293,39 @@ static int keep_traced(struct mt_thread *t, const struct maptap_syscall *sc,
 #endif
 }
 
+/* seccomp(2) entered by T with ARGS: a filter installed with a
+ * listener (SECCOMP_FILTER_FLAG_NEW_LISTENER, the only way to get one)
+ * may send any call to SECCOMP_RET_USER_NOTIF, which outranks maptap's
+ * TRACE: such a call makes no seccomp stop, and its supervisor may let
+ * it run (SECCOMP_USER_NOTIF_FLAG_CONTINUE) or answer for it.  It still
+ * passes the syscall-entry and -exit stops, which come before and after
+ * any filter (kernel/entry/common.c): from now on, T's process stops at
+ * every call (mt_resume()), as without maptap's filter, and its children
+ * too.  Marked before the call runs, so none of T's calls is missed.  The
+ * filter is T's alone, but with SECCOMP_FILTER_FLAG_TSYNC every thread of
+ * the process gets it: interrupt the others, so that each is resumed
+ * with PTRACE_SYSCALL from a stop made before it returns to user space. */
+static void watch_filter(struct maptap_session *s, struct mt_thread *t,
+			 const uint64_t args[6])
+{
+	struct mt_proc *p = t->proc;
+	size_t i;
+
+	if (args[0] != SECCOMP_SET_MODE_FILTER ||
+	    !(args[1] & SECCOMP_FILTER_FLAG_NEW_LISTENER))
+		return;
+	p->notif = true;
+	if (!(args[1] & SECCOMP_FILTER_FLAG_TSYNC))
+		return;
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *o = s->threads.slot[i];
+
+		if (o && o != (struct mt_thread *)1 && o != t &&
+		    o->proc == p && !o->stopped)
+			ptrace(PTRACE_INTERRUPT, o->tid, 0L, 0L);
+	}
+}
+
 /* Entry of a call (seccomp stop or syscall-entry stop).  Returns true
  * when T must not be resumed (it was let go). */
 static bool on_entry(struct maptap_session *s, struct mt_thread *t,
@@ -302,11 +346,21 @@ static bool on_entry(struct maptap_session *s, struct mt_thread *t,
 		set_call(t, NULL, NULL, 0);	/* its exit needs no stop */
 		return false;
 	}
+	if (arch == maptap_syscall_native_arch() && nr == SYS_seccomp)
+		watch_filter(s, t, args);
 	if (!sc || sc->cls == MAPTAP_SC_NONE) {
 		set_call(t, NULL, NULL, 0);
 		return false;
 	}
 	set_call(t, sc, args, sp);
+	if (sc->cls == MAPTAP_SC_PTRACE && t->entered && s->use_seccomp) {
+		/* An entry stop in a launched process (listener filter):
+		 * let go here, and the call would meet maptap's filter with
+		 * no tracer, which fails it with ENOSYS.  Its seccomp stop
+		 * comes next (on_syscall_stop()). */
+		set_call(t, NULL, NULL, 0);
+		return false;
+	}
 	if (sc->cls == MAPTAP_SC_PTRACE) {
 		bool gone = on_tracee_ptrace(s, t);
 
@@ -319,6 +373,95 @@ static bool on_entry(struct maptap_session *s, struct mt_thread *t,
 	if (sc->cls == MAPTAP_SC_EXEC && s->use_seccomp)
 		set_call(t, NULL, NULL, 0);
 	return false;
+}
+
+/* Make the call thread T is stopped in at its seccomp stop fail with
+ * ENOSYS without running: number -1 makes the kernel skip it, and the
+ * return register, which the caller then sees, is set to -ENOSYS
+ * (seccomp(2), SECCOMP_RET_TRACE).  Returns 0 or -errno. */
+static int skip_call(struct mt_thread *t)
+{
+#if defined(__x86_64__)
+	struct user_regs_struct r;
+
+	if (ptrace(PTRACE_GETREGS, t->tid, 0L, &r) != 0)
+		return -errno;
+	r.orig_rax = (unsigned long long)-1LL;
+	r.rax = (unsigned long long)-(long long)ENOSYS;
+	return ptrace(PTRACE_SETREGS, t->tid, 0L, &r) ? -errno : 0;
+#else
+	(void)t;
+	return -ENOSYS;
+#endif
+}
+
+/* A seccomp stop that another filter of the target asked for (its data
+ * is not MT_SECCOMP_DATA).  Without maptap no tracer would take it, and
+ * the kernel would fail the call with ENOSYS (kernel/seccomp.c,
+ * __seccomp_filter): do the same, so the target behaves as untraced.
+ * When maptap's filter traced the call too, this is still right: of
+ * equal actions the kernel reports the first one seen, and it runs the
+ * newest filter first (seccomp(2)); maptap's, installed before the
+ * command's exec, is older than any the command installs, so the
+ * target's data wins and the call, untraced, fails as well.  Nothing
+ * ran, so no event; on_syscall sees the entry and, at the exit, -ENOSYS. */
+static void foreign_trace(struct maptap_session *s, struct mt_thread *t,
+			  const struct __ptrace_syscall_info *info)
+{
+	int err;
+
+	if (!t->entered)	/* else its entry stop reported it */
+		hook_entry(s, t, info);
+	set_call(t, NULL, NULL, 0);
+	err = skip_call(t);
+	if (err)
+		mt_diag(s, "pid %d: cannot fail call %llu with ENOSYS for the target's own seccomp filter: %s",
+			(int)t->proc->pid,
+			(unsigned long long)info->seccomp.nr, strerror(-err));
+}
+
+/* Whether call NR, at its exit stop with return value RVAL in thread
+ * T, never ran: a seccomp filter killed the thread or trapped the
+ * call (SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_TRAP).  The kernel then
+ * rolls the registers back for the core dump or the SIGSYS handler
+ * (kernel/seccomp.c, syscall_rollback()), so the return value read is
+ * the call's number, and it queues on the thread a SIGSYS with
+ * si_code SYS_SECCOMP and si_syscall NR, delivered after this stop.
+ * No mapping call returns its own number (a page-aligned address or 0),
+ * and few others do, so the peek is made only then. */
+static bool filter_skipped(struct mt_thread *t, int nr, int64_t rval)
+{
+	struct __ptrace_peeksiginfo_args a = { .off = 0, .flags = 0,
+					       .nr = 8 };
+	siginfo_t si[8];
+	long i, n;
+
+	if (rval != nr)
+		return false;
+	n = ptrace(PTRACE_PEEKSIGINFO, t->tid, &a, si);
+	for (i = 0; i < n; i++)
+		if (si[i].si_signo == SIGSYS && si[i].si_code == SYS_SECCOMP &&
+		    si[i].si_syscall == nr)
+			return true;
+	return false;
+}
+
+/* At the seccomp stop of a ptrace(2) call whose entry stop came first:
+ * act on it now (on_tracee_ptrace()).  Returns true when T was let go. */
+static bool ptrace_at_seccomp(struct maptap_session *s, struct mt_thread *t,
+			      const struct __ptrace_syscall_info *info)
+{
+	const struct maptap_syscall *sc =
+		maptap_syscall_lookup(info->arch, (int)info->seccomp.nr);
+	bool gone;
+
+	if (!sc || sc->cls != MAPTAP_SC_PTRACE)
+		return false;
+	set_call(t, sc, info->seccomp.args, info->stack_pointer);
+	gone = on_tracee_ptrace(s, t);
+	if (!gone)
+		set_call(t, NULL, NULL, 0);
+	return gone;
 }
 
 static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
@@ -337,21 +480,41 @@ static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 	}
 	switch (info.op) {
 	case PTRACE_SYSCALL_INFO_ENTRY:
+		t->entered = true;
 		hook_entry(s, t, &info);
 		if (on_entry(s, t, info.arch, info.entry.nr, info.entry.args,
 			     info.stack_pointer))
 			return;
 		break;
 	case PTRACE_SYSCALL_INFO_SECCOMP:
+		if (info.seccomp.ret_data != MT_SECCOMP_DATA) {
+			foreign_trace(s, t, &info);
+			break;
+		}
+		/* The second stop of a call whose entry stop was handled
+		 * (a process with a listener filter): nothing new, but for
+		 * ptrace, which is let go of here (on_entry()). */
+		if (t->entered) {
+			if (ptrace_at_seccomp(s, t, &info))
+				return;
+			break;
+		}
 		hook_entry(s, t, &info);
 		if (on_entry(s, t, info.arch, info.seccomp.nr,
 			     info.seccomp.args, info.stack_pointer))
 			return;
 		break;
 	case PTRACE_SYSCALL_INFO_EXIT:
+		t->entered = false;
 		/* An exit without a seen entry (a call in progress when we
 		 * attached) changed nothing the snapshot missed. */
-		if (t->call && t->call->cls == MAPTAP_SC_MAP) {
+		if ((t->call || t->hooked) &&
+		    filter_skipped(t, t->call ? t->call->nr : t->hook_nr,
+				   info.exit.rval)) {
+			/* It never ran, and never returns: no event, and
+			 * no exit for on_syscall. */
+			t->hooked = false;
+		} else if (t->call && t->call->cls == MAPTAP_SC_MAP) {
 			s->stats.map_calls++;
 			mt_complete_call(s, t, info.exit.rval);
 		}
@@ -439,6 +602,7 @@ static struct mt_thread *adopt(struct maptap_session *s, pid_t tid,
 			return NULL;
 		}
 	}
+	p->notif = parent && parent->notif;	/* filters are inherited */
 	t = mt_thread_add(s, tid, p);
 	if (!t)
 		return NULL;
@@ -557,7 +721,7 @@ static void detach_at_stop(struct maptap_session *s, struct mt_thread *t,
 	detach_thread(s, t, deliver, "signal");
 }
 
-int mt_handle_status(struct maptap_session *s, pid_t tid, int status)
+static int handle_status(struct maptap_session *s, pid_t tid, int status)
 {
 	struct mt_thread *t = mt_thread_find(s, tid);
 	int sig, event;
@@ -652,6 +816,12 @@ int mt_handle_status(struct maptap_session *s, pid_t tid, int status)
 	}
 }
 
+int mt_handle_status(struct maptap_session *s, pid_t tid, int status)
+{
+	handle_status(s, tid, status);
+	return s->stop_rc;
+}
+
 /* Detach every thread (attach mode): interrupt each, and detach it at
  * whatever stop it reports next; mt_resume() detaches while s->detaching. */
 static void start_detach(struct maptap_session *s)
@@ -699,9 +869,12 @@ void mt_wait_tick(struct maptap_session *s)
 	ppoll(&pf, 1, &ts, NULL);
 }
 
+/* Whether the run goes on: something left to trace, and no callback
+ * ended the session (s->stop_rc, returned by the run). */
 static bool tracing(const struct maptap_session *s)
 {
-	return s->threads.n > 0 || (s->launched && !s->launched_reaped);
+	return !s->stop_rc &&
+	       (s->threads.n > 0 || (s->launched && !s->launched_reaped));
 }
 
 /* Act on the detach requests made since the last look (a signal handler
@@ -839,6 +1012,11 @@ int maptap_session_run_until(struct maptap_session *s, uint64_t deadline_ns)
 	rc = run_until(s, deadline_ns, fd);
 	close(fd);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (s->stop_rc) {
+		/* Once: a caller that runs on traces quietly to the end. */
+		rc = s->stop_rc;
+		s->stop_rc = 0;
+	}
 	return rc;
 }
 

@@ -49,12 +49,14 @@ static void hint_init(struct maptap_mm_hint *h, struct mt_proc *p, pid_t tid,
 	h->syscall = sc ? sc->name : NULL;
 }
 
-int mt_refresh_full(struct maptap_session *s, struct mt_proc *p, pid_t tid,
-		    bool snapshot)
+static int refresh_full(struct maptap_session *s, struct mt_proc *p,
+			pid_t tid, bool snapshot)
 {
 	struct maptap_mm_hint h;
 	int err = ensure_reader(s, p);
 
+	if (!err && s->fault)
+		err = s->fault(s->fault_arg, MT_FAULT_FULL, NULL);
 	if (err)
 		return err;
 	maptap_vma_buf_clear(&s->buf);
@@ -538,6 +540,18 @@ static int unmap_exit(struct maptap_session *s, struct mt_thread *t,
 	int err;
 
 	hint_init(&h, p, t->tid, t->call);
+	if (p->notif && !t->reported) {
+		/* A supervisor (SECCOMP_RET_USER_NOTIF) may have answered
+		 * for the call without running it: only a read says what
+		 * it did. */
+		maptap_vma_buf_clear(&s->buf);
+		err = maptap_maps_read_range(p->mm->reader, lo, hi, &s->buf);
+		if (err)
+			return err;
+		s->stats.refreshes++;
+		return maptap_mm_update(p->mm->model, lo, hi, s->buf.v,
+					s->buf.n, &h, emit_cb, s);
+	}
 	if (!t->reported) {
 		err = maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h,
 				       emit_cb, s);
@@ -572,8 +586,8 @@ static int unmap_exit(struct maptap_session *s, struct mt_thread *t,
 	return 0;
 }
 
-int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
-		     int64_t ret)
+static int complete_call(struct maptap_session *s, struct mt_thread *t,
+			 int64_t ret)
 {
 	const struct maptap_syscall *sc = t->call;
 	struct mt_proc *p = t->proc;
@@ -581,6 +595,8 @@ int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
 	uint64_t lo, hi, lo2, hi2;
 	int r, err = ensure_reader(s, p);
 
+	if (!err && s->fault)
+		err = s->fault(s->fault_arg, MT_FAULT_CALL, t);
 	if (err)
 		return err;
 	r = maptap_syscall_range(sc, t->args, ret, &lo, &hi, &lo2, &hi2);
@@ -658,9 +674,52 @@ int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
 	if (err < 0)
 		return err;
 	check_stack(s, t);
-	if (s->opts.verify && !s->detaching)
+	if (s->opts.verify && !s->detaching && !p->mm->stale)
 		mt_verify(s, p);
 	return 0;
+}
+
+/* A refresh of P's mm failed (SNAPSHOT: a snapshot read): whatever it
+ * was to find, the model may now miss.  Count it, and have the mm read
+ * whole before one of its threads runs on (mt_resume(), mt_resync()). */
+static void refresh_failed(struct maptap_session *s, struct mt_proc *p,
+			   bool snapshot)
+{
+	s->stats.refresh_errors++;
+	p->mm->stale = true;
+	p->mm->stale_snapshot |= snapshot;
+}
+
+int mt_refresh_full(struct maptap_session *s, struct mt_proc *p, pid_t tid,
+		    bool snapshot)
+{
+	int err = refresh_full(s, p, tid, snapshot);
+
+	if (err) {
+		refresh_failed(s, p, snapshot);
+		return err;
+	}
+	/* A whole read leaves nothing stale. */
+	p->mm->stale = p->mm->stale_snapshot = false;
+	return 0;
+}
+
+int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
+		     int64_t ret)
+{
+	int err = complete_call(s, t, ret);
+
+	if (err)
+		refresh_failed(s, t->proc, false);
+	return err;
+}
+
+void mt_resync(struct maptap_session *s, struct mt_proc *p, pid_t tid)
+{
+	if (!p->mm->stale)
+		return;
+	if (mt_refresh_full(s, p, tid, p->mm->stale_snapshot) == 0)
+		s->stats.resyncs++;
 }
 
 struct verify_ctx {

@@ -9,6 +9,13 @@
  * ABI (i386, x32) traces too, so that nothing escapes unseen; the tracer
  * then says it cannot decode it.
  *
+ * seccomp(2) itself traces, so that a filter of the target's with a
+ * listener is seen being installed.
+ *
+ * Every TRACE return carries MT_SECCOMP_DATA, so that a stop another
+ * filter of the target asked for is told from maptap's (docs/tracer.md,
+ * "Other seccomp filters in the target").
+ *
  * The program only compares the call number with constants until it
  * reaches a return, so the kernel's per-number cache of calls that are
  * always allowed (kernel/seccomp.c, seccomp_cache_prepare) covers every
@@ -42,6 +49,8 @@
 #define LD_ABS(field) \
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
 #define RET(v) BPF_STMT(BPF_RET | BPF_K, (v))
+/* maptap's TRACE, told from another filter's at the stop by its data. */
+#define MT_TRACE (SECCOMP_RET_TRACE | MT_SECCOMP_DATA)
 
 static struct sock_filter jump(unsigned nr, unsigned jt, unsigned jf)
 {
@@ -73,7 +82,7 @@ static void close_block(struct sock_filter *prog, unsigned *k,
 	for (i = *k - in_block; i < *k; i++)
 		prog[i].jt = (unsigned char)(*k - i);
 	prog[(*k)++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 1, 0, 0);
-	prog[(*k)++] = (struct sock_filter)RET(SECCOMP_RET_TRACE);
+	prog[(*k)++] = (struct sock_filter)RET(MT_TRACE);
 }
 
 /* Append a compare of the number with NR at *K; *IN_BLOCK counts the
@@ -110,19 +119,22 @@ static int build(struct sock_filter *prog,
 	int prctl_nr = -1, clone_nr = -1;
 
 	if (opts && opts->on_syscall && opts->all_syscalls) {
-		prog[k++] = (struct sock_filter)RET(SECCOMP_RET_TRACE);
+		prog[k++] = (struct sock_filter)RET(MT_TRACE);
 		return (int)k;
 	}
 	prog[k++] = (struct sock_filter)LD_ABS(arch);
 	prog[k++] = jump(maptap_syscall_native_arch(), 1, 0);
-	prog[k++] = (struct sock_filter)RET(SECCOMP_RET_TRACE);
+	prog[k++] = (struct sock_filter)RET(MT_TRACE);
 	prog[k++] = (struct sock_filter)LD_ABS(nr);
 	for (nr = 0; nr < MAPTAP_SYSCALL_SET_BITS; nr++) {
 		const struct maptap_syscall *sc =
 			maptap_syscall_lookup(maptap_syscall_native_arch(),
 					      (int)nr);
 
-		if (selected(opts, nr) || class_traces(sc))
+		/* seccomp(2) too: a filter with a listener changes how
+		 * maptap must follow the process (loop.c, watch_filter()). */
+		if (selected(opts, nr) || class_traces(sc) ||
+		    nr == SYS_seccomp)
 			add_compare(prog, &k, &in_block, nr);
 	}
 	for (i = 0; i < n; i++) {
@@ -150,7 +162,7 @@ static int build(struct sock_filter *prog,
 	prog[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
 						 CLONE_UNTRACED, 1, 0);
 	prog[k++] = (struct sock_filter)RET(SECCOMP_RET_ALLOW);
-	prog[k++] = (struct sock_filter)RET(SECCOMP_RET_TRACE);
+	prog[k++] = (struct sock_filter)RET(MT_TRACE);
 	return (int)k;
 }
 

@@ -61,10 +61,35 @@ void mt_event_init(struct maptap_event *ev, enum maptap_event_kind kind,
 
 int mt_emit(struct maptap_session *s, struct maptap_event *ev)
 {
+	int rc;
+
+	if (s->quiet)
+		return 0;
 	s->stats.events++;
 	if (!s->opts.on_event)
 		return 0;
-	return s->opts.on_event(ev, s->opts.arg);
+	rc = s->opts.on_event(ev, s->opts.arg);
+	if (rc)
+		mt_callback_stop(s, rc, "on_event");
+	return 0;
+}
+
+void mt_callback_stop(struct maptap_session *s, int rc, const char *who)
+{
+	if (s->quiet)
+		return;
+	s->quiet = true;
+	s->stop_rc = rc;
+	mt_error(s, rc, "%s returned %d: the session ends, no callback is made again",
+		 who, rc);
+}
+
+void mt_set_fault(struct maptap_session *s,
+		  int (*fn)(void *arg, int site, const struct mt_thread *t),
+		  void *arg)
+{
+	s->fault = fn;
+	s->fault_arg = arg;
 }
 
 /* ---- threads: open-addressing hash table keyed by tid ---- */
@@ -268,15 +293,15 @@ void maptap_session_free(struct maptap_session *s)
 		return;
 	/* Still tracing: a launched command dies with us (EXITKILL); an
 	 * attached process must not be left in a ptrace-stop. */
-	if (s->threads.n && !s->launched) {
+	if (s->threads.n && !s->launched)
 		maptap_session_request_detach(s, 0);
+	else if (s->threads.n && s->launched_pid > 0 && !s->launched_reaped)
+		kill(s->launched_pid, SIGKILL);	/* not once reaped: the
+						 * pid may be another's */
+	/* A run ended by a callback's value (on_event) returns it once;
+	 * the next traces quietly to the end. */
+	if (s->threads.n && maptap_session_run(s) != 0 && s->threads.n)
 		maptap_session_run(s);
-	} else if (s->threads.n && s->launched_pid > 0) {
-		/* Not once it is reaped: the pid may be another's now. */
-		if (!s->launched_reaped)
-			kill(s->launched_pid, SIGKILL);
-		maptap_session_run(s);
-	}
 	/* What the run could not end (it returns early on an error) is
 	 * said and dropped, never waited for again. */
 	if (s->threads.n)

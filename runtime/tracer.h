@@ -24,6 +24,9 @@ struct mt_mm {
 	struct maptap_maps_reader *reader;	/* bound to this mm */
 	uint64_t brk;			/* last program break seen; 0 unknown */
 	int in_call;			/* threads between entry and exit of a MAP call */
+	bool stale;			/* a refresh failed: the model may miss
+					 * changes until mt_resync() */
+	bool stale_snapshot;		/* a snapshot read was among them */
 };
 
 /* One process (thread group). */
@@ -35,6 +38,10 @@ struct mt_proc {
 	bool ready;			/* on_ready called: the program is the
 					 * traced one (a launched command is
 					 * maptap's own code until its exec) */
+	bool notif;			/* may have a seccomp filter with a
+					 * listener (SECCOMP_RET_USER_NOTIF): stop
+					 * at every entry and exit, trust only
+					 * reads (docs/tracer.md) */
 	struct mt_proc *next;
 };
 
@@ -56,6 +63,9 @@ struct mt_thread {
 		uint64_t lo, hi;
 	} after[4];
 	int n_after;			/* > 4: more than kept */
+	bool entered;			/* its syscall-entry stop was handled
+					 * (a seccomp stop of the same call
+					 * comes after it) */
 	bool hooked;			/* on_syscall saw the entry of the call
 					 * in progress: report its exit */
 	int hook_nr;			/* that call's number */
@@ -104,11 +114,19 @@ struct maptap_session {
 	uint64_t detach_req;
 	int wake[2];			/* self-pipe: a request ends the wait */
 	bool detaching;
+	/* A callback returned non-zero (mt_callback_stop()): no callback is
+	 * made again (QUIET), and STOP_RC, until maptap_session_run_until()
+	 * returns it, ends the run. */
+	bool quiet;
+	int stop_rc;
 	struct maptap_vma_buf buf;	/* scratch for reads */
 	struct maptap_vma_buf buf2;
 	struct maptap_session_stats stats;
 	uint64_t last_ns;
 	char errmsg[512];
+	/* Test-only fault injection (mt_set_fault()); NULL in use. */
+	int (*fault)(void *arg, int site, const struct mt_thread *t);
+	void *fault_arg;
 };
 
 /* session.c */
@@ -119,7 +137,14 @@ void mt_diag(struct maptap_session *s, const char *fmt, ...)
 uint64_t mt_now_ns(void);
 void mt_event_init(struct maptap_event *ev, enum maptap_event_kind kind,
 		   pid_t pid, pid_t tid);
+/* Hand EV to on_event (unless quiet).  Returns 0: a non-zero return of
+ * on_event stops the session (mt_callback_stop()), not the producer, so
+ * that the model stays whole. */
 int mt_emit(struct maptap_session *s, struct maptap_event *ev);
+/* Callback WHO ("on_event", "on_syscall") returned RC, non-zero: end the
+ * session (maptap/session.h, on_event): quiet from now on, and the run
+ * returns RC, with a message in errmsg. */
+void mt_callback_stop(struct maptap_session *s, int rc, const char *who);
 struct mt_thread *mt_thread_find(struct maptap_session *s, pid_t tid);
 struct mt_thread *mt_thread_add(struct maptap_session *s, pid_t tid,
 				struct mt_proc *proc);
@@ -134,11 +159,39 @@ void mt_proc_del(struct maptap_session *s, struct mt_proc *p);
 struct mt_mm *mt_mm_new(void);
 void mt_mm_put(struct mt_mm *mm);
 
-/* refresh.c: bring models up to date and emit their events */
+/* Where mt_set_fault()'s function is asked whether to fail. */
+enum mt_fault_site {
+	MT_FAULT_CALL,		/* mt_complete_call(), before it reads */
+	MT_FAULT_FULL,		/* mt_refresh_full(), before it reads */
+};
+
+/* session.c: for tests only (testsuite/unit/test_errors.c).  From now
+ * on, FN(ARG, SITE, T) is called where a refresh of S is about to read
+ * the kernel's maps (T: the thread whose call completes, or NULL); a
+ * non-zero return, a -errno, makes that refresh fail with it, as if
+ * the read had.  FN NULL: no faults. */
+void mt_set_fault(struct maptap_session *s,
+		  int (*fn)(void *arg, int site, const struct mt_thread *t),
+		  void *arg);
+
+/* refresh.c: bring models up to date and emit their events.
+ *
+ * mt_refresh_full() reads P's whole mm (SNAPSHOT: its events are the
+ * snapshot of a new image or process); mt_complete_call() refreshes what
+ * T's mapping call, returning RET, touched.  Each returns 0 or the -errno
+ * of the read that failed (-ENOMEM, -EIO, -ESRCH when the process is
+ * gone, -EINVAL) and handles that failure itself: it is counted
+ * (stats.refresh_errors) and the mm is marked stale, to be read whole by
+ * mt_resync() before one of its threads runs on.  Callers in the stop
+ * loop need not look at the value; attach uses it to refuse. */
 int mt_refresh_full(struct maptap_session *s, struct mt_proc *p, pid_t tid,
 		    bool snapshot);
 int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
 		     int64_t ret);
+/* If P's mm is stale, read it whole (as a snapshot when a snapshot read
+ * failed), its changes as resync events; counted in stats.resyncs, or,
+ * failing again, in stats.refresh_errors and left stale. */
+void mt_resync(struct maptap_session *s, struct mt_proc *p, pid_t tid);
 void mt_verify(struct maptap_session *s, struct mt_proc *p);
 
 /* procfs.c: small readers of /proc */
@@ -152,6 +205,10 @@ int mt_proc_tids(pid_t pid, pid_t **tids, size_t *n);
 int mt_same_mm(pid_t a, pid_t b);
 
 /* seccomp.c */
+/* The SECCOMP_RET_DATA of every SECCOMP_RET_TRACE maptap's filter
+ * returns: a seccomp stop with other data is another filter's
+ * (docs/tracer.md, "Other seccomp filters in the target"). */
+#define MT_SECCOMP_DATA 0x6d74u		/* "mt" */
 int mt_seccomp_install(const struct maptap_session_opts *opts);
 
 /* user_mem.c: the /proc/PID/mem path of maptap_read_user(), on its own
@@ -160,6 +217,9 @@ ssize_t mt_read_user_procmem(pid_t pid, uint64_t addr, void *buf,
 			     size_t len);
 
 /* loop.c: the ptrace stop state machine */
+/* Handle the wait(2) STATUS of TID: act on the stop and resume the
+ * thread (or forget it).  Returns 0, or the non-zero value a callback
+ * returned (the session ends: s->stop_rc). */
 int mt_handle_status(struct maptap_session *s, pid_t tid, int status);
 void mt_resume(struct maptap_session *s, struct mt_thread *t, int sig);
 void mt_ready(struct maptap_session *s, struct mt_proc *p, pid_t tid,

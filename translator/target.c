@@ -855,11 +855,14 @@ static void print_stats(struct run *r)
 	maptap_session_get_stats(r->pub.sess, &st);
 	fprintf(r->I->s->err,
 		"maptap: %llu stops (%llu seccomp, %llu syscall), %llu mapping calls, "
-		"%llu range refreshes, %llu full reads, %llu events, %llu verify differences\n",
+		"%llu range refreshes, %llu full reads, %llu events, %llu verify differences, "
+		"%llu failed refreshes, %llu resyncs after them\n",
 		(unsigned long long)st.stops, (unsigned long long)st.seccomp_stops,
 		(unsigned long long)st.syscall_stops, (unsigned long long)st.map_calls,
 		(unsigned long long)st.refreshes, (unsigned long long)st.full_reads,
-		(unsigned long long)st.events, (unsigned long long)st.verify_diffs);
+		(unsigned long long)st.events, (unsigned long long)st.verify_diffs,
+		(unsigned long long)st.refresh_errors,
+		(unsigned long long)st.resyncs);
 	if (st.lost_threads)
 		fprintf(r->I->s->err,
 			"maptap: %llu threads lost (gone without an exit report)\n",

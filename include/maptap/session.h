@@ -58,8 +58,8 @@ struct maptap_syscall_stop {
 	uint64_t time_ns;	/* CLOCK_MONOTONIC, ns */
 };
 
-/* Receives system-call stops.  Return 0 to go on; non-zero has the same
- * meaning as for maptap_event_fn. */
+/* Receives system-call stops.  Return 0 to go on; non-zero ends the
+ * session, as for maptap_session_opts.on_event. */
 typedef int (*maptap_syscall_fn)(const struct maptap_syscall_stop *st,
 				 void *arg);
 
@@ -74,7 +74,18 @@ enum maptap_ready_why {
 
 /* Options of a session.  Zero-initialize, then set what you need. */
 struct maptap_session_opts {
-	maptap_event_fn on_event;	/* receives every event; may be NULL */
+	/* Receives every event; may be NULL.  Return 0 to go on.  A
+	 * non-zero return (of on_event or on_syscall) ends the session:
+	 * the stop being handled is finished and its thread resumed, the
+	 * models stay up to date, but no callback (on_event, on_syscall,
+	 * on_ready) is made again, not even for the rest of that stop's
+	 * events; maptap_session_run() or maptap_session_run_until()
+	 * returns the value, once, and maptap_session_errmsg() names the
+	 * callback.  Return a negative value (-ECANCELED) to tell it from
+	 * run_until's 1.  The session still holds its tracees: free it
+	 * (maptap_session_free() lets go as it always does) or run it
+	 * again, which traces to the end without callbacks. */
+	maptap_event_fn on_event;
 	void *arg;			/* passed to on_event and on_diag */
 	/* Warnings and --verify findings, one line each without newline
 	 * (e.g. "verify: pid 12: [0x1000, 0x2000) model r-xp, kernel ---p").
@@ -141,6 +152,10 @@ struct maptap_session_stats {
 				 * or the session was freed): each was
 				 * also said through on_diag and logged
 				 * as a `detach` event */
+	uint64_t refresh_errors;	/* refreshes that failed (reads of the
+					 * maps: -ENOMEM, -EIO, -ESRCH...),
+					 * resyncs that failed included */
+	uint64_t resyncs;	/* whole-mm reads after such a failure */
 };
 
 /* Create a session with OPTS (copied).  Returns 0 and *OUT, or -ENOMEM. */
@@ -158,7 +173,9 @@ void maptap_session_free(struct maptap_session *s);
  * Unless opts.no_seccomp, the child installs a seccomp filter that stops it
  * only on address-space calls (SECCOMP_RET_TRACE), and the session uses
  * PTRACE_O_EXITKILL so a tracer that dies never leaves it running with a
- * filter that would make those calls fail with ENOSYS.  Returns 0 and the
+ * filter that would make those calls fail with ENOSYS.  Filters the
+ * command installs itself act as they would untraced (docs/tracer.md,
+ * "Other seccomp filters in the target").  Returns 0 and the
  * child's pid in *PID, or -errno: -ENOENT/-EACCES/-ENOEXEC when the command
  * cannot be executed (the message, naming it, is in maptap_session_errmsg),
  * -EAGAIN (fork failed), -EPERM (ptrace refused). */
@@ -179,9 +196,21 @@ int maptap_session_attach(struct maptap_session *s, pid_t pid);
  * runs on as before; returns 0).  A launched command cannot run on without
  * its tracer (its seccomp filter), so a detach request forwards the signal
  * number given to maptap_session_request_detach() to it instead and keeps
- * tracing until it exits.  Returns -errno when waiting itself fails.  It
- * blocks SIGCHLD in the calling thread while it runs, as
- * maptap_session_run_until() does. */
+ * tracing until it exits.  Returns -errno when waiting itself fails, or
+ * the non-zero value a callback returned (see on_event).  It blocks
+ * SIGCHLD in the calling thread while it runs, as
+ * maptap_session_run_until() does.
+ *
+ * Errors while tracing.  A failure to read a traced process's maps during
+ * the run (-ENOMEM, -EIO, -ESRCH for a process being killed) does not end
+ * the session: the model of that address space may then miss a change,
+ * so the failure is counted (stats.refresh_errors) and the whole map is
+ * read again before one of its threads runs on, its changes coming as
+ * resync events (syscall_nr -1; flagged snapshot when a snapshot read
+ * was lost), counted in stats.resyncs.  A resync that fails too is
+ * counted and tried again at the next stop of one of its threads.  No
+ * other failure is silent: a callback's non-zero return ends the session
+ * (on_event), waiting failing ends the run (-errno). */
 int maptap_session_run(struct maptap_session *s);
 
 /* Ask a running maptap_session_run() to detach.  SIGNO is the signal that
@@ -222,7 +251,8 @@ ssize_t maptap_read_user(pid_t pid, uint64_t addr, void *buf, size_t len);
  * the caller can run timers and call it again.  DEADLINE_NS 0: no
  * deadline.  A stop that arrives before the deadline is always handled
  * first; no event is lost or reordered by returning.  Returns 0 when
- * tracing ended, 1 at the deadline, -errno when waiting fails.  It
+ * tracing ended, 1 at the deadline, -errno when waiting fails, a
+ * callback's non-zero value when it ended the session (on_event).  It
  * blocks SIGCHLD in the calling thread while it runs and waits for it
  * (a signalfd(2)) and for detach requests with ppoll(2) (docs/tracer.md):
  * a multi-threaded caller must keep SIGCHLD blocked in its other
