@@ -24,6 +24,9 @@ struct mt_mm {
 	struct maptap_maps_reader *reader;	/* bound to this mm */
 	uint64_t brk;			/* last program break seen; 0 unknown */
 	int in_call;			/* threads between entry and exit of a MAP call */
+	uint64_t stack_addr;		/* in the main stack ([stack]): the
+					 * image's start_stack; 0 not read yet */
+	uint64_t verify_next_ns;	/* --verify: no full check before */
 };
 
 /* One process (thread group). */
@@ -68,6 +71,8 @@ struct mt_thread {
 	bool late;			/* could not stop at attach (vfork
 					 * parent): the snapshot was read
 					 * without it; resync at its first stop */
+	bool exiting;			/* past its PTRACE_EVENT_EXIT stop: it
+					 * runs no more user code */
 };
 
 struct mt_thread_table {
@@ -122,7 +127,14 @@ int mt_refresh_full(struct maptap_session *s, struct mt_proc *p, pid_t tid,
 		    bool snapshot);
 int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
 		     int64_t ret);
-void mt_verify(struct maptap_session *s, struct mt_proc *p);
+void mt_check_main_stack(struct maptap_session *s, struct mt_proc *p,
+			 pid_t tid);
+/* mt_verify() flags */
+#define MT_VERIFY_FULL 1u	/* the whole map now, whatever the rate */
+#define MT_VERIFY_STACK 2u	/* [stack] too: nothing can grow it now */
+void mt_verify(struct maptap_session *s, struct mt_proc *p,
+	       const uint64_t (*ranges)[2], size_t n, unsigned flags);
+void mt_exit_stop(struct maptap_session *s, struct mt_thread *t);
 
 /* procfs.c: small readers of /proc */
 int mt_proc_status_long(pid_t pid, const char *field, long *out);
@@ -151,6 +163,6 @@ void mt_wait_tick(struct maptap_session *s);
 
 #define MT_PTRACE_OPTS (PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | \
 			PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \
-			PTRACE_O_TRACEEXEC)
+			PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)
 
 #endif
