@@ -757,6 +757,9 @@ static void verify_range(struct maptap_session *s, struct mt_proc *p,
  * slower than a run without it (issue 17). */
 #define MT_VERIFY_GAP_NS 100000000ULL
 #define MT_VERIFY_GAP_FACTOR 20
+/* Without PROCMAP_QUERY, a full check longer than this stops the range
+ * checks (each would read all of the text). */
+#define MT_VERIFY_TEXT_NS 1000000ULL
 
 /* --verify: compare the model with the kernel: the ranges RANGES[0..N)
  * that the event just refreshed (a few PROCMAP_QUERYs), and the whole
@@ -774,6 +777,11 @@ void mt_verify(struct maptap_session *s, struct mt_proc *p,
 		return;
 	t0 = mt_now_ns();
 	if (!(flags & MT_VERIFY_FULL) && t0 < p->mm->verify_next_ns) {
+		/* A range read of the text is a read of all of it: worth
+		 * it while that is cheap, else left to the full checks. */
+		if (maptap_maps_source_of(p->mm->reader) != MAPTAP_MAPS_QUERY &&
+		    p->mm->verify_full_ns > MT_VERIFY_TEXT_NS)
+			return;
 		for (i = 0; i < n; i++)
 			if (ranges[i][0] < ranges[i][1])
 				verify_range(s, p, ranges[i][0], ranges[i][1],
@@ -781,7 +789,8 @@ void mt_verify(struct maptap_session *s, struct mt_proc *p,
 		return;
 	}
 	verify_range(s, p, 0, MT_TOP, flags & MT_VERIFY_STACK);
-	gap = (mt_now_ns() - t0) * MT_VERIFY_GAP_FACTOR;
+	p->mm->verify_full_ns = mt_now_ns() - t0;
+	gap = p->mm->verify_full_ns * MT_VERIFY_GAP_FACTOR;
 	p->mm->verify_next_ns = mt_now_ns() +
 				(gap > MT_VERIFY_GAP_NS ? gap : MT_VERIFY_GAP_NS);
 }

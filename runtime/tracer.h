@@ -27,6 +27,7 @@ struct mt_mm {
 	uint64_t stack_addr;		/* in the main stack ([stack]): the
 					 * image's start_stack; 0 not read yet */
 	uint64_t verify_next_ns;	/* --verify: no full check before */
+	uint64_t verify_full_ns;	/* how long the last full check took */
 };
 
 /* One process (thread group). */
