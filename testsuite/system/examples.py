@@ -18,8 +18,10 @@ say.
 * both, on ex_fork (a fork child that exits, one that execs): each
   process's table is its own, as its /proc/PID/maps (anon-by-name) or its
   parent's (module-bytes) says, with the table of the image that ended by
-  exec (docs/model.md, "Processes").
+  exec (docs/model.md, "Processes"); and --report's record of each
+  holds the bytes of its own maps.
 """
+import json
 import os
 import re
 import subprocess
@@ -237,6 +239,29 @@ t.eq(first, parent,
      "its parent's modules")
 t.ok(len(old) > len(first) and fork not in [f[2] for f in old[len(first):]],
      "module-bytes, fork: the exec'd image's table comes after it")
+
+# The same rule in --report: each record of ex_fork's processes holds the
+# bytes of its own maps (the fork child's without the parent's
+# MADV_DONTFORK mapping; it was a copy of the parent's).
+d = os.path.join(t.tmpdir(), "fork-report")
+os.mkdir(d)
+jf = os.path.join(d, "report.json")
+r = t.maptap(["--report", "--json", "-o", jf, "-c", "%s %s" % (fork, d)],
+             json_out=False, verify=False)
+recs = {}
+for line in open(jf) if os.path.exists(jf) else []:
+    e = json.loads(line)
+    if e.get("event") == "report" and e["exe"] == fork:
+        recs[e["pid"]] = e["live_bytes"]
+roles = dict(line.split() for line in open(os.path.join(d, "roles")))
+for role in ("parent", "fork", "exec"):
+    pid = roles.get(role)
+    total = sum(int(b, 16) - int(a, 16) for a, b in
+                (line.split()[0].split("-")
+                 for line in open(os.path.join(d, "%s.maps" % pid))))
+    t.eq(recs.get(int(pid)), total,
+         "--report, fork: the %s's record (image ex_fork) holds its own "
+         "maps' bytes" % role)
 
 # 4. Mapped bytes per module over time.
 r, out = example("module-bytes", "%s %s %s" % (libs, lib, rep))
