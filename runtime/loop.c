@@ -8,6 +8,8 @@
  *   syscall-exit stop (SIGTRAP|0x80, op EXIT)       refresh, emit events
  *   PTRACE_EVENT_FORK/VFORK/CLONE                   register the child
  *   PTRACE_EVENT_EXEC                               rebuild the model
+ *   PTRACE_EVENT_EXIT                               last look: main stack,
+ *                                                   --verify of all of it
  *   PTRACE_EVENT_STOP + SIGTRAP                     our interrupt, or a new
  *                                                   child's first stop
  *   PTRACE_EVENT_STOP + stop signal                 group-stop: PTRACE_LISTEN
