@@ -9,6 +9,8 @@
  *   syscall-exit stop (SIGTRAP|0x80, op EXIT)       refresh, emit events
  *   PTRACE_EVENT_FORK/VFORK/CLONE                   register the child
  *   PTRACE_EVENT_EXEC                               rebuild the model
+ *   PTRACE_EVENT_EXIT                               last look: main stack,
+ *                                                   --verify of all of it
  *   PTRACE_EVENT_STOP + SIGTRAP                     our interrupt, or a new
  *                                                   child's first stop
  *   PTRACE_EVENT_STOP + stop signal                 group-stop: PTRACE_LISTEN
@@ -369,7 +371,11 @@ static bool on_entry(struct maptap_session *s, struct mt_thread *t,
 		return gone;
 	}
 	/* A successful exec is handled at PTRACE_EVENT_EXEC; a failed one
-	 * changed nothing.  Launch mode need not stop at its exit. */
+	 * changed nothing.  Launch mode need not stop at its exit.  The
+	 * old image's stack may have grown since its last call: its last
+	 * chance to be seen. */
+	if (sc->cls == MAPTAP_SC_EXEC && t->proc->ready)
+		mt_check_main_stack(s, t->proc, t->tid);
 	if (sc->cls == MAPTAP_SC_EXEC && s->use_seccomp)
 		set_call(t, NULL, NULL, 0);
 	return false;
@@ -656,6 +662,8 @@ static void on_exec(struct maptap_session *s, struct mt_thread *t)
 		p->mm->reader = NULL;
 		p->mm->brk = 0;
 		p->mm->in_call = 0;
+		p->mm->stack_addr = 0;
+		p->mm->verify_next_ns = 0;
 	}
 	old_exe = p->exe;
 	p->exe = mt_proc_exe(p->pid);
@@ -718,6 +726,10 @@ static void detach_at_stop(struct maptap_session *s, struct mt_thread *t,
 	} else if (event == 0) {
 		deliver = sig;
 	}
+	/* The end of tracing: what the main stack grew since its last
+	 * call is seen now or never. */
+	if (t->tid == t->proc->pid && t->proc->ready)
+		mt_check_main_stack(s, t->proc, t->tid);
 	detach_thread(s, t, deliver, "signal");
 }
 
@@ -785,8 +797,17 @@ static int handle_status(struct maptap_session *s, pid_t tid, int status)
 		return 0;
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
+		/* The child's snapshot shows the stack as it is now: the
+		 * parent's model should too. */
+		if (t->proc->ready)
+			mt_check_main_stack(s, t->proc, t->tid);
+		/* fall through */
 	case PTRACE_EVENT_CLONE:
 		on_new_child(s, t, event);
+		mt_resume(s, t, 0);
+		return 0;
+	case PTRACE_EVENT_EXIT:
+		mt_exit_stop(s, t);
 		mt_resume(s, t, 0);
 		return 0;
 	case PTRACE_EVENT_EXEC:

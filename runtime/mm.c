@@ -431,6 +431,47 @@ static int collect(struct mm_node *node, void *arg)
 	return 0;
 }
 
+static int count_node(struct mm_node *node, void *arg)
+{
+	(void)node;
+	++*(size_t *)arg;
+	return 0;
+}
+
+size_t maptap_mm_verify_range(const struct maptap_mm *mm, uint64_t lo,
+			      uint64_t hi, const struct maptap_vma *actual,
+			      size_t n,
+			      void (*report)(uint64_t lo, uint64_t hi,
+					     const struct maptap_vma *model,
+					     const struct maptap_vma *kernel,
+					     void *arg),
+			      void *arg)
+{
+	const struct maptap_vma **all, **p;
+	struct verify v = { .report = report, .arg = arg };
+	size_t k = 0, first;
+
+	if (lo >= hi)
+		return 0;
+	/* A walk to count, one to collect: the nodes in range only, so
+	 * the cost is O(log n + k), not the model's size. */
+	if (lo == 0 && hi == UINT64_MAX)
+		k = mm->tree.n;
+	else
+		mm_tree_walk(mm->tree.root, lo, hi, count_node, &k);
+	all = malloc((k + 1) * sizeof(*all));
+	if (!all)
+		return SIZE_MAX;
+	p = all;
+	mm_tree_walk(mm->tree.root, lo, hi, collect, &p);
+	first = mm_first_after(actual, n, lo);
+	mm_sweep(lo, hi, all, (size_t)(p - all), actual + first, n - first,
+		 NULL, 0, verify_piece, &v);
+	verify_flush(&v);
+	free(all);
+	return v.count;
+}
+
 size_t maptap_mm_verify(const struct maptap_mm *mm,
 			const struct maptap_vma *actual, size_t n,
 			void (*report)(uint64_t lo, uint64_t hi,
@@ -439,17 +480,6 @@ size_t maptap_mm_verify(const struct maptap_mm *mm,
 				       void *arg),
 			void *arg)
 {
-	const struct maptap_vma **all, **p;
-	struct verify v = { .report = report, .arg = arg };
-
-	all = malloc((mm->tree.n + 1) * sizeof(*all));
-	if (!all)
-		return SIZE_MAX;
-	p = all;
-	mm_tree_walk(mm->tree.root, 0, UINT64_MAX, collect, &p);
-	mm_sweep(0, UINT64_MAX, all, mm->tree.n, actual, n, NULL, 0,
-		 verify_piece, &v);
-	verify_flush(&v);
-	free(all);
-	return v.count;
+	return maptap_mm_verify_range(mm, 0, UINT64_MAX, actual, n, report,
+				      arg);
 }

@@ -126,20 +126,18 @@ static ssize_t merge_reads(const struct maptap_vma_buf *a,
 	return (ssize_t)n;
 }
 
-/* Stack growth happens in page faults, not system calls: check the VMA
- * under the thread's stack pointer (one PROCMAP_QUERY) and report a change
- * with a null syscall. */
-static void check_stack(struct maptap_session *s, struct mt_thread *t)
+/* Stack growth happens in page faults, not system calls: compare the
+ * kernel's VMA at ADDR (one PROCMAP_QUERY, or a text read) with the model
+ * and report a change of [stack] with a null syscall, naming TID. */
+static void stack_at(struct maptap_session *s, struct mt_proc *p, pid_t tid,
+		     uint64_t addr)
 {
-	struct mt_proc *p = t->proc;
 	const struct maptap_vma *m, *k;
 	struct maptap_mm_hint h;
 	uint64_t lo, hi;
 
-	if (!t->sp || maptap_maps_source_of(p->mm->reader) != MAPTAP_MAPS_QUERY)
-		return;
 	maptap_vma_buf_clear(&s->buf2);
-	if (maptap_maps_read_range(p->mm->reader, t->sp, t->sp + 1, &s->buf2) ||
+	if (maptap_maps_read_range(p->mm->reader, addr, addr + 1, &s->buf2) ||
 	    s->buf2.n == 0)
 		return;
 	k = &s->buf2.v[0];
@@ -149,16 +147,43 @@ static void check_stack(struct maptap_session *s, struct mt_thread *t)
 	 * still in progress as a change without a call. */
 	if (k->kind != MAPTAP_VMA_STACK)
 		return;
-	m = maptap_mm_find(p->mm->model, t->sp);
+	m = maptap_mm_find(p->mm->model, addr);
 	if (m && m->start == k->start && m->end == k->end)
 		return;
 	lo = m && m->start < k->start ? m->start : k->start;
 	hi = m && m->end > k->end ? m->end : k->end;
 	s->stats.refreshes++;
-	hint_init(&h, p, p->pid, NULL);
+	hint_init(&h, p, tid, NULL);
 	h.in_place = true;
 	maptap_mm_update(p->mm->model, lo, hi, s->buf2.v, s->buf2.n, &h,
 			 emit_cb, s);
+}
+
+/* After a call: the VMA under the thread's stack pointer at its entry,
+ * when a read of it is one PROCMAP_QUERY (a text read per call would
+ * cost a full read). */
+static void check_stack(struct maptap_session *s, struct mt_thread *t)
+{
+	if (!t->sp ||
+	    maptap_maps_source_of(t->proc->mm->reader) != MAPTAP_MAPS_QUERY)
+		return;
+	stack_at(s, t->proc, t->proc->pid, t->sp);
+}
+
+void mt_check_main_stack(struct maptap_session *s, struct mt_proc *p,
+			 pid_t tid)
+{
+	long at = 0;
+
+	if (ensure_reader(s, p))
+		return;
+	/* mm->start_stack (field 28 of /proc/PID/stat, shown to a tracer)
+	 * lies in the main stack's VMA for the life of the image. */
+	if (!p->mm->stack_addr &&
+	    mt_proc_stat_field(p->pid, 28, &at) == 0 && at > 0)
+		p->mm->stack_addr = (uint64_t)at;
+	if (p->mm->stack_addr)
+		stack_at(s, p, tid, p->mm->stack_addr);
 }
 
 static int count_vma(const struct maptap_vma *v, void *arg)
@@ -674,8 +699,16 @@ static int complete_call(struct maptap_session *s, struct mt_thread *t,
 	if (err < 0)
 		return err;
 	check_stack(s, t);
-	if (s->opts.verify && !s->detaching && !p->mm->stale)
-		mt_verify(s, p);
+	if (s->opts.verify && !s->detaching) {
+		uint64_t vr[2][2] = { { lo, hi }, { lo2, hi2 } };
+
+		if (r == 2)
+			mt_verify(s, p, NULL, 0, MT_VERIFY_FULL);
+		else if (r == 1)
+			mt_verify(s, p, vr, lo2 < hi2 ? 2 : 1, 0);
+		else
+			mt_verify(s, p, NULL, 0, 0);
+	}
 	return 0;
 }
 
@@ -725,6 +758,7 @@ void mt_resync(struct maptap_session *s, struct mt_proc *p, pid_t tid)
 struct verify_ctx {
 	struct maptap_session *s;
 	struct mt_proc *p;
+	bool stack;		/* [stack] differences count */
 	size_t real;
 };
 
@@ -735,8 +769,10 @@ static void verify_report(uint64_t lo, uint64_t hi,
 	struct verify_ctx *c = arg;
 	char mp[5] = "none", kp[5] = "none";
 
-	/* The main stack grows in page faults: not a model error. */
-	if (kernel && kernel->kind == MAPTAP_VMA_STACK &&
+	/* The main stack grows in page faults while its thread runs: not
+	 * a model error, except where nothing can grow it any more (the
+	 * process's exit, after its last check: mt_exit_stop()). */
+	if (!c->stack && kernel && kernel->kind == MAPTAP_VMA_STACK &&
 	    (!model || model->kind == MAPTAP_VMA_STACK))
 		return;
 	c->real++;
@@ -750,24 +786,105 @@ static void verify_report(uint64_t lo, uint64_t hi,
 		mp, model ? model->name : "", kp, kernel ? kernel->name : "");
 }
 
-/* --verify: compare the model with a full read.  Only meaningful while no
- * other thread of this mm is inside a mapping call. */
-void mt_verify(struct maptap_session *s, struct mt_proc *p)
+/* Compare [LO, HI) of P's model with the kernel (LO 0, HI MT_TOP: all of
+ * it); a difference is reported and resynced, so it is reported once. */
+static void verify_range(struct maptap_session *s, struct mt_proc *p,
+			 uint64_t lo, uint64_t hi, bool stack)
 {
-	struct verify_ctx c = { s, p, 0 };
+	struct verify_ctx c = { s, p, stack, 0 };
 	struct maptap_mm_hint h;
+	bool all = lo == 0 && hi == MT_TOP;
+	int err;
 
-	if (p->mm->in_call > 1 || ensure_reader(s, p))
-		return;
 	maptap_vma_buf_clear(&s->buf);
-	if (maptap_maps_read_all(p->mm->reader, &s->buf))
+	err = all ? maptap_maps_read_all(p->mm->reader, &s->buf) :
+		    maptap_maps_read_range(p->mm->reader, lo, hi, &s->buf);
+	if (err)
 		return;
-	if (!maptap_mm_verify(p->mm->model, s->buf.v, s->buf.n,
-			      verify_report, &c))
+	if (!maptap_mm_verify_range(p->mm->model, lo, all ? UINT64_MAX : hi,
+				    s->buf.v, s->buf.n, verify_report, &c))
 		return;
-	/* Resync so one difference is reported once. */
 	hint_init(&h, p, p->pid, NULL);
 	h.in_place = true;
-	maptap_mm_update(p->mm->model, 0, MT_TOP, s->buf.v, s->buf.n, &h,
+	maptap_mm_update(p->mm->model, lo, hi, s->buf.v, s->buf.n, &h,
 			 emit_cb, s);
+}
+
+/* The least time between two full checks of one mm, and how many times
+ * the last one's duration must pass first: a full read of 60,000 VMAs
+ * takes tens of ms, and once per event made --verify thousands of times
+ * slower than a run without it (issue 17). */
+#define MT_VERIFY_GAP_NS 100000000ULL
+#define MT_VERIFY_GAP_FACTOR 20
+/* Without PROCMAP_QUERY, a full check longer than this stops the range
+ * checks (each would read all of the text). */
+#define MT_VERIFY_TEXT_NS 1000000ULL
+
+/* --verify: compare the model with the kernel: the ranges RANGES[0..N)
+ * that the event just refreshed (a few PROCMAP_QUERYs), and the whole
+ * map when FLAGS has MT_VERIFY_FULL or the last full check of this mm is
+ * long enough ago that full checks cost at most about 1/20 of the run.
+ * Only meaningful while no other thread of this mm is inside a mapping
+ * call (the calling thread's own call, at its exit, is counted). */
+void mt_verify(struct maptap_session *s, struct mt_proc *p,
+	       const uint64_t (*ranges)[2], size_t n, unsigned flags)
+{
+	uint64_t t0, gap;
+	size_t i;
+
+	/* A stale model (a refresh failed) is behind by design until its
+	 * resync: not a difference. */
+	if (p->mm->in_call > 1 || p->mm->stale || ensure_reader(s, p))
+		return;
+	t0 = mt_now_ns();
+	if (!(flags & MT_VERIFY_FULL) && t0 < p->mm->verify_next_ns) {
+		/* A range read of the text is a read of all of it: worth
+		 * it while that is cheap, else left to the full checks. */
+		if (maptap_maps_source_of(p->mm->reader) != MAPTAP_MAPS_QUERY &&
+		    p->mm->verify_full_ns > MT_VERIFY_TEXT_NS)
+			return;
+		for (i = 0; i < n; i++)
+			if (ranges[i][0] < ranges[i][1])
+				verify_range(s, p, ranges[i][0], ranges[i][1],
+					     flags & MT_VERIFY_STACK);
+		return;
+	}
+	verify_range(s, p, 0, MT_TOP, flags & MT_VERIFY_STACK);
+	p->mm->verify_full_ns = mt_now_ns() - t0;
+	gap = p->mm->verify_full_ns * MT_VERIFY_GAP_FACTOR;
+	p->mm->verify_next_ns = mt_now_ns() +
+				(gap > MT_VERIFY_GAP_NS ? gap : MT_VERIFY_GAP_NS);
+}
+
+/* Thread T is in its PTRACE_EVENT_EXIT stop: it runs no more user code,
+ * and its mm is still whole (the stop comes before exit_mm(),
+ * kernel/exit.c).  The main stack may have grown since the last call
+ * (a deep recursion, then exit): when T is the process's main thread,
+ * the only one on [stack], this is the last chance to see it.  When it
+ * is the last thread of its process to stop here, nothing can change
+ * the mm any more (unless another process shares it): --verify checks
+ * all of it, [stack] included. */
+void mt_exit_stop(struct maptap_session *s, struct mt_thread *t)
+{
+	struct mt_proc *p = t->proc;
+	size_t i;
+
+	t->exiting = true;
+	if (!p->ready)
+		return;		/* -c's command before its exec: maptap's */
+	if (t->tid == p->pid)
+		mt_check_main_stack(s, p, t->tid);
+	/* A call some thread was killed in may or may not have run. */
+	if (!s->opts.verify || s->detaching || p->mm->refs > 1 ||
+	    p->mm->in_call > 0)
+		return;
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *o = s->threads.slot[i];
+
+		if (o && o != (struct mt_thread *)1 && o->proc == p &&
+		    !o->exiting)
+			return;
+	}
+	mt_check_main_stack(s, p, t->tid);
+	mt_verify(s, p, NULL, 0, MT_VERIFY_FULL | MT_VERIFY_STACK);
 }

@@ -358,24 +358,19 @@ static int on_range(struct maptap_report *r, struct rp_proc *p,
 	}
 }
 
+/* A fork child is what its snapshot says (the map events with snapshot
+ * set that follow, under its pid), charged to "inherited"; not a copy of
+ * the parent's map, which has what the kernel does not copy
+ * (MADV_DONTFORK): docs/model.md, "Processes". */
 static int on_fork(struct maptap_report *r, const struct maptap_event *ev)
 {
 	struct rp_proc *parent = proc_find(r, share_owner(r, ev->pid)), *c;
-	int err;
 
 	c = proc_fresh(r, ev->child);
 	if (!c)
 		return -ENOMEM;
 	c->snap_site = RP_W_INHERITED;
-	err = set_exe(c, ev->path ? ev->path : parent ? parent->exe : NULL);
-	if (err || !parent || c->map.root)
-		return err;
-	err = rp_map_copy(&c->map, &parent->map, RP_W_INHERITED);
-	if (err)
-		return err;
-	charge(c, RP_W_INHERITED, c->map.bytes);
-	note_peak(c, ev->time_ns);
-	return 0;
+	return set_exe(c, ev->path ? ev->path : parent ? parent->exe : NULL);
 }
 
 /* Each program image has its own record: the old one ends "replaced by

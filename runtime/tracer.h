@@ -27,6 +27,10 @@ struct mt_mm {
 	bool stale;			/* a refresh failed: the model may miss
 					 * changes until mt_resync() */
 	bool stale_snapshot;		/* a snapshot read was among them */
+	uint64_t stack_addr;		/* in the main stack ([stack]): the
+					 * image's start_stack; 0 not read yet */
+	uint64_t verify_next_ns;	/* --verify: no full check before */
+	uint64_t verify_full_ns;	/* how long the last full check took */
 };
 
 /* One process (thread group). */
@@ -81,6 +85,8 @@ struct mt_thread {
 	bool late;			/* could not stop at attach (vfork
 					 * parent): the snapshot was read
 					 * without it; resync at its first stop */
+	bool exiting;			/* past its PTRACE_EVENT_EXIT stop: it
+					 * runs no more user code */
 };
 
 struct mt_thread_table {
@@ -192,7 +198,14 @@ int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
  * failed), its changes as resync events; counted in stats.resyncs, or,
  * failing again, in stats.refresh_errors and left stale. */
 void mt_resync(struct maptap_session *s, struct mt_proc *p, pid_t tid);
-void mt_verify(struct maptap_session *s, struct mt_proc *p);
+void mt_check_main_stack(struct maptap_session *s, struct mt_proc *p,
+			 pid_t tid);
+/* mt_verify() flags */
+#define MT_VERIFY_FULL 1u	/* the whole map now, whatever the rate */
+#define MT_VERIFY_STACK 2u	/* [stack] too: nothing can grow it now */
+void mt_verify(struct maptap_session *s, struct mt_proc *p,
+	       const uint64_t (*ranges)[2], size_t n, unsigned flags);
+void mt_exit_stop(struct maptap_session *s, struct mt_thread *t);
 
 /* procfs.c: small readers of /proc */
 int mt_proc_status_long(pid_t pid, const char *field, long *out);
@@ -228,6 +241,6 @@ void mt_wait_tick(struct maptap_session *s);
 
 #define MT_PTRACE_OPTS (PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | \
 			PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \
-			PTRACE_O_TRACEEXEC)
+			PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)
 
 #endif

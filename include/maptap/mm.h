@@ -108,6 +108,23 @@ size_t maptap_mm_verify(const struct maptap_mm *mm,
 				       void *arg),
 			void *arg);
 
+/* As maptap_mm_verify() over [LO, HI) only: ACTUAL[0..N) is a read of at
+ * least that range (sorted, non-overlapping; VMAs reaching outside it are
+ * clipped, as a range read returns them whole).  The model outside the
+ * range is not looked at.  Cost O(log n + k) for k VMAs in the range, so
+ * a check of the range one call touched does not depend on the size of
+ * the address space (--verify per event at 60,000 VMAs; docs/tracer.md).
+ * Returns as maptap_mm_verify(); 0 for an empty range.  Not thread-safe
+ * against a concurrent update of MM. */
+size_t maptap_mm_verify_range(const struct maptap_mm *mm, uint64_t lo,
+			      uint64_t hi, const struct maptap_vma *actual,
+			      size_t n,
+			      void (*report)(uint64_t lo, uint64_t hi,
+					     const struct maptap_vma *model,
+					     const struct maptap_vma *kernel,
+					     void *arg),
+			      void *arg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -102,8 +102,9 @@ bool maptap_report_has_site(const struct maptap_report *r, pid_t pid,
  * kept, the class follows the new state; move: the bytes keep their
  * sites at the new address; grow: the added bytes are charged to FRAMES'
  * site ("kernel" when no system call grew it: stack growth); shrink: the
- * cut bytes are uncharged; fork: the child starts as a copy of the
- * parent's map; clone of a process (THREAD false): the child shares
+ * cut bytes are uncharged; fork: the child starts empty and its
+ * snapshot (the map events that follow under its pid) is charged to
+ * "inherited" (docs/model.md, "Processes"); clone of a process (THREAD false): the child shares
  * its parent's record until its exec or exit (maptap_report_mm_owner());
  * exec: the record of the old image ends (state "exec", frozen with its
  * peak) and a new record of the same pid starts empty (the snapshot that

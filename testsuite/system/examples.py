@@ -15,7 +15,13 @@ say.
   has CONFIG_ANON_VMA_NAME.
 * module-bytes.stp on ex_libs: the library's bytes rise to the span of
   its PT_LOAD segments and fall back to 0.
+* both, on ex_fork (a fork child that exits, one that execs): each
+  process's table is its own, as its /proc/PID/maps (anon-by-name) or its
+  parent's (module-bytes) says, with the table of the image that ended by
+  exec (docs/model.md, "Processes"); and --report's record of each
+  holds the bytes of its own maps.
 """
+import json
 import os
 import re
 import subprocess
@@ -148,6 +154,114 @@ else:
 t.eq(mapped.get("[stack]"), none.get("[stack]"),
      "anon-by-name: [stack] the same with and without the mapping")
 t.ok(none.get("[stack]", (0, 0))[0] > 0, "anon-by-name: [stack] counted")
+
+# 3b. A fork child: its counts are its own snapshot's, not a copy of its
+# parent's on top of it (once it was both: twice the parent's [heap] and
+# [stack]); a MADV_DONTFORK mapping of the parent is not in it.  A fork
+# child's image that ends by exec gets its table too.
+fork = t.build("ex_fork")
+
+
+def fork_run(name):
+    """Run examples/NAME.stp on ex_fork; (Run, output, {role: pid},
+    {pid: maps lines})."""
+    d = os.path.join(t.tmpdir(), "fork-" + name)
+    os.mkdir(d)
+    r, out = example(name, "%s %s" % (fork, d))
+    roles, maps = {}, {}
+    if os.path.exists(os.path.join(d, "roles")):
+        for line in open(os.path.join(d, "roles")):
+            role, pid = line.split()
+            roles[role] = int(pid)
+            maps[int(pid)] = open(os.path.join(d, pid + ".maps")).read()
+    return r, out, roles, maps
+
+
+def anon_of_maps(text):
+    """KiB per name of memory backed by no file, as anon-by-name.stp
+    counts it, from the text of /proc/PID/maps."""
+    kib = {}
+    for line in text.splitlines():
+        f = line.split(None, 5)
+        lo, hi = (int(x, 16) for x in f[0].split("-"))
+        name = f[5].strip() if len(f) > 5 else ""
+        if name.startswith("/") or name in ("[vdso]", "[vvar]",
+                                            "[vvar_vclock]", "[vsyscall]"):
+            continue
+        name = name or "[anon]"
+        kib[name] = kib.get(name, 0) + (hi - lo)
+    return {k: v // 1024 for k, v in kib.items()}
+
+
+r, out, roles, maps = fork_run("anon-by-name")
+t.eq(r.status, 0, "anon-by-name, fork: runs, exit status 0")
+tables = {}         # (pid, execname) -> {name: KB}, in order of appearance
+for line in out.splitlines()[1:]:
+    f = line.split()
+    if len(f) == 5:
+        tables.setdefault((int(f[0]), f[1]), {})[f[2]] = int(f[3])
+for role in ("parent", "fork", "exec"):
+    pid = roles.get(role)
+    t.eq(tables.get((pid, "ex_fork")),
+         anon_of_maps(maps[pid]) if pid else None,
+         "anon-by-name, fork: the %s's table (image ex_fork) is its own "
+         "maps at its end" % role)
+t.ok((roles.get("exec"), "true") in tables,
+     "anon-by-name, fork: the exec'd image's table follows")
+kid = tables.get((roles.get("fork"), "ex_fork"), {})
+mom = tables.get((roles.get("parent"), "ex_fork"), {})
+t.eq(kid.get("[anon]", 0), mom.get("[anon]", 0) - 512,
+     "anon-by-name, fork: the child lacks its parent's 512 KiB "
+     "MADV_DONTFORK mapping")
+
+r, out, roles, maps = fork_run("module-bytes")
+t.eq(r.status, 0, "module-bytes, fork: runs, exit status 0")
+ends = {}
+for line in out.splitlines():
+    f = line.split()
+    if len(f) == 4 and f[0] == "end":
+        ends.setdefault(int(f[1]), {})[f[2]] = int(f[3])
+parent = ends.get(roles.get("parent"), {})
+t.ok(fork in parent and any("libc" in m for m in parent),
+     "module-bytes, fork: the parent's end table has ex_fork and libc")
+t.eq(ends.get(roles.get("fork")), parent,
+     "module-bytes, fork: the child that did not exec ends with its "
+     "parent's modules, each once")
+old = [line.split() for line in out.splitlines()
+       if line.startswith("end %s " % roles.get("exec"))]
+first = {}          # the first table: until a module comes again
+for f in old:
+    if f[2] in first:
+        break
+    first[f[2]] = int(f[3])
+t.eq(first, parent,
+     "module-bytes, fork: the image that ended by exec has its table, "
+     "its parent's modules")
+t.ok(len(old) > len(first) and fork not in [f[2] for f in old[len(first):]],
+     "module-bytes, fork: the exec'd image's table comes after it")
+
+# The same rule in --report: each record of ex_fork's processes holds the
+# bytes of its own maps (the fork child's without the parent's
+# MADV_DONTFORK mapping; it was a copy of the parent's).
+d = os.path.join(t.tmpdir(), "fork-report")
+os.mkdir(d)
+jf = os.path.join(d, "report.json")
+r = t.maptap(["--report", "--json", "-o", jf, "-c", "%s %s" % (fork, d)],
+             json_out=False, verify=False)
+recs = {}
+for line in open(jf) if os.path.exists(jf) else []:
+    e = json.loads(line)
+    if e.get("event") == "report" and e["exe"] == fork:
+        recs[e["pid"]] = e["live_bytes"]
+roles = dict(line.split() for line in open(os.path.join(d, "roles")))
+for role in ("parent", "fork", "exec"):
+    pid = roles.get(role)
+    total = sum(int(b, 16) - int(a, 16) for a, b in
+                (line.split()[0].split("-")
+                 for line in open(os.path.join(d, "%s.maps" % pid))))
+    t.eq(recs.get(int(pid)), total,
+         "--report, fork: the %s's record (image ex_fork) holds its own "
+         "maps' bytes" % role)
 
 # 4. Mapped bytes per module over time.
 r, out = example("module-bytes", "%s %s %s" % (libs, lib, rep))

@@ -470,6 +470,54 @@ static void test_lookup_copy_verify(void)
 	maptap_mm_free(mm);
 }
 
+/* --verify checks the range an event touched (docs/tracer.md): a
+ * difference inside the range is found and clipped to it, one outside
+ * is not looked at, and a kernel VMA that reaches past the range (a
+ * range read returns VMAs whole) is no difference by itself. */
+static void test_verify_range(void)
+{
+	const struct maptap_vma model[] = {
+		V(0, 4, "r--p", 5, 0, "/bin/x"), V(8, 16, "rw-p", 0, 0, NULL),
+		V(20, 22, "rw-p", 0, 0, NULL),
+	};
+	/* The kernel: page 10 made r-- (planted), page 30 mapped. */
+	const struct maptap_vma kernel[] = {
+		V(0, 4, "r--p", 5, 0, "/bin/x"), V(8, 10, "rw-p", 0, 0, NULL),
+		V(10, 11, "r--p", 0, 0, NULL), V(11, 16, "rw-p", 0, 0, NULL),
+		V(20, 22, "rw-p", 0, 0, NULL), V(30, 31, "rw-p", 0, 0, NULL),
+	};
+	struct maptap_mm *mm = model_of(model, N(model));
+	struct verify_log vl = { 0 };
+
+	tap_int_eq((long long)maptap_mm_verify(mm, kernel, N(kernel), NULL,
+					       NULL), 2,
+		   "verify_range: the full check sees both differences");
+	tap_int_eq((long long)maptap_mm_verify_range(mm, BASE + 9 * PG,
+						     BASE + 12 * PG, kernel + 1,
+						     3, on_diff, &vl), 1,
+		   "verify_range: finds the planted difference in its range");
+	tap_ok(vl.n == 1 && vl.lo == BASE + 10 * PG && vl.hi == BASE + 11 * PG &&
+	       !vl.model_null && !vl.kernel_null,
+	       "verify_range: and reports exactly it");
+	vl.n = 0;
+	tap_int_eq((long long)maptap_mm_verify_range(mm, BASE + 12 * PG,
+						     BASE + 24 * PG, kernel + 3,
+						     2, on_diff, &vl), 0,
+		   "verify_range: VMAs reaching past the range are clipped");
+	tap_int_eq((long long)maptap_mm_verify_range(mm, BASE + 29 * PG,
+						     BASE + 32 * PG, kernel + 5,
+						     1, NULL, NULL), 1,
+		   "verify_range: a mapping the model lacks");
+	tap_int_eq((long long)maptap_mm_verify_range(mm, BASE, BASE + 4 * PG,
+						     kernel, 1, NULL, NULL), 0,
+		   "verify_range: the model outside the range is not looked at");
+	tap_int_eq((long long)maptap_mm_verify_range(mm, BASE + 4 * PG,
+						     BASE + 4 * PG, kernel, 0,
+						     NULL, NULL), 0,
+		   "verify_range: an empty range");
+	maptap_mm_free(mm);
+}
+
 int main(void)
 {
 	test_scenarios();
@@ -477,5 +525,6 @@ int main(void)
 	test_hint_fields();
 	test_errors_and_stop();
 	test_lookup_copy_verify();
+	test_verify_range();
 	return tap_done();
 }
