@@ -262,6 +262,7 @@ void maptap_session_free(struct maptap_session *s)
 			;
 	}
 	free_threads(s);
+	mt_listeners_free(s);
 	while (s->procs)
 		mt_proc_del(s, s->procs);
 	maptap_vma_buf_free(&s->buf);

@@ -10,6 +10,7 @@
 
 #include <config.h>
 
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -77,6 +78,14 @@ struct mt_thread_table {
 	size_t tombs;
 };
 
+/* The listeners of the filters given to threads maptap let go of
+ * (inject.c): answered from the run loop until no task uses the filter. */
+struct mt_listeners {
+	struct pollfd *pf;		/* 2 slots for the run loop's own fds,
+					 * then the n listeners */
+	size_t n, cap;
+};
+
 struct maptap_session {
 	struct maptap_session_opts opts;
 	bool use_seccomp;		/* launch mode with the filter */
@@ -92,6 +101,7 @@ struct maptap_session {
 	uint64_t detach_req;
 	int wake[2];			/* self-pipe: a request ends the wait */
 	bool detaching;
+	struct mt_listeners listeners;
 	struct maptap_vma_buf buf;	/* scratch for reads */
 	struct maptap_vma_buf buf2;
 	struct maptap_session_stats stats;
@@ -135,7 +145,24 @@ int mt_proc_tids(pid_t pid, pid_t **tids, size_t *n);
 int mt_same_mm(pid_t a, pid_t b);
 
 /* seccomp.c */
+struct sock_filter;
+/* Room for every number of the set and of the table, with the blocks'
+ * jumps and the fixed head and tail (well under BPF_MAXINSNS). */
+#define MT_SECCOMP_PROG_MAX (MAPTAP_SYSCALL_SET_BITS + 128)
+int mt_seccomp_build(struct sock_filter *prog,
+		     const struct maptap_session_opts *opts, uint32_t act);
 int mt_seccomp_install(const struct maptap_session_opts *opts);
+
+/* inject.c: let go of a thread under the launch filter without harm */
+int mt_release_filter(struct maptap_session *s, struct mt_thread *t,
+		      bool at_syscall, int *sig);
+
+/* listeners.c: answer the let-go threads' filters */
+int mt_listeners_add(struct maptap_session *s, int fd);
+struct pollfd *mt_listeners_pollfds(struct maptap_session *s,
+				    struct pollfd *local);
+void mt_listeners_poll(struct maptap_session *s);
+void mt_listeners_free(struct maptap_session *s);
 
 /* user_mem.c: the /proc/PID/mem path of maptap_read_user(), on its own
  * so the tests can reach it where process_vm_readv(2) works. */
