@@ -209,9 +209,10 @@ static void let_go(struct maptap_session *s, struct mt_thread *t,
  * to be attached by another traced process.  A thread that cannot stop
  * now (a vfork parent) stays ours: its stop may never come, and waiting
  * for it would hang maptap; the other tracer's attach then fails as it
- * would against any tracer. */
+ * would against any tracer.  RELEASE: under the filter, give it the
+ * filter that lets its calls through (let_go()). */
 static void detach_running(struct maptap_session *s, struct mt_thread *t,
-			   const char *why)
+			   const char *why, bool release)
 {
 	pid_t r, tid = t->tid;
 	int status;
@@ -250,7 +251,7 @@ static void detach_running(struct maptap_session *s, struct mt_thread *t,
 		mt_handle_status(s, t->tid, status);
 		return;
 	}
-	if (s->use_seccomp) {
+	if (s->use_seccomp && release) {
 		t->stopped = true;
 		let_go(s, t, false, why);
 		return;
@@ -282,7 +283,12 @@ static bool on_tracee_ptrace(struct maptap_session *s, struct mt_thread *t)
 	victim = mt_thread_find(s, target);
 	if (!victim || victim == t)
 		return false;
-	detach_running(s, victim, "ptrace(PTRACE_ATTACH) by a traced process");
+	/* A tracer that asks for seccomp stops gets maptap's, as its own
+	 * filter's (strace --seccomp-bpf): the thread keeps the filter as
+	 * is, which also leaves that tracer's own filter in charge. */
+	detach_running(s, victim, "ptrace(PTRACE_ATTACH) by a traced process",
+		       !(req == PTRACE_SEIZE &&
+			 (t->args[3] & PTRACE_O_TRACESECCOMP)));
 	return false;
 }
 
