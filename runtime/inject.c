@@ -72,6 +72,9 @@
 #define ERESTART_RESTARTBLOCK 516
 
 #define RED_ZONE 128
+/* The code segment of 64-bit user mode (arch/x86/include/asm/segment.h,
+ * __USER_CS). */
+#define USER64_CS 0x33
 
 static bool is_syscall_insn(pid_t tid, uint64_t addr)
 {
@@ -331,6 +334,8 @@ int mt_release_filter(struct maptap_session *s, struct mt_thread *t,
 	err = get_regs(t->tid, &saved);
 	if (err)
 		return err;
+	if (saved.cs != USER64_CS)
+		return -ENOTSUP;	/* a 32-bit program: another ABI */
 	if (at_syscall) {
 		insn = saved.rip - 2;
 		if (!is_syscall_insn(t->tid, insn))
