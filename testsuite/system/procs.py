@@ -164,6 +164,18 @@ for mode in ("read", "spin"):
              1, name + ": the worker's let-go logged")
         t.no_verify_diffs(r, name)
 
+# A process in group-stop seized by its child: let go at maptap's
+# interrupt, given the filter from there, and back in its group-stop
+# after the child's detach, as untraced; then SIGCONT and an mmap that
+# failed with ENOSYS before (exit status 42).
+prog = t.build("t_seizestop")
+code, _ = t.untraced([prog])
+for opts in (["--no-seccomp"], []):
+    name = "stopped process seized%s" % (" " + opts[0] if opts else "")
+    r = t.maptap(opts + ["-c", prog])
+    t.eq((r.status, code), (0, 0), name + ": exit status as untraced")
+    t.no_verify_diffs(r, name)
+
 # A CLONE_VM|CLONE_UNTRACED child (LeakSanitizer's StopTheWorld makes
 # one) is not auto-attached.  maptap clears the flag at the clone's entry
 # (the seccomp filter traps clone with CLONE_UNTRACED, and clone3), so the
