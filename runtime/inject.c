@@ -25,10 +25,9 @@
  *   - at our interrupt's stop (PTRACE_EVENT_STOP), the instruction
  *     pointer is moved to a `syscall` instruction (the one the thread's
  *     interrupted call used, or one in the vDSO), the two calls are made
- *     the same way, and the registers restored, with the restart of an
- *     interrupted call done as the kernel would have done it on the way
- *     out of that stop (arch/x86/kernel/signal.c,
- *     arch_do_signal_or_restart(): no handler runs).
+ *     the same way, and every register restored; an interrupted call is
+ *     then restarted by the kernel on the way out, as from that stop
+ *     (see mt_release_filter()).
  *
  * The filter program and its struct sock_fprog are written below the red
  * zone under the stack pointer, memory the ABI leaves free.  The
@@ -64,12 +63,6 @@
 #ifndef SYS_pidfd_getfd
 #define SYS_pidfd_getfd 438
 #endif
-
-/* The kernel's restart codes (include/linux/errno.h). */
-#define ERESTARTSYS 512
-#define ERESTARTNOINTR 513
-#define ERESTARTNOHAND 514
-#define ERESTART_RESTARTBLOCK 516
 
 #define RED_ZONE 128
 /* The code segment of 64-bit user mode (arch/x86/include/asm/segment.h,
@@ -301,27 +294,6 @@ static int install(struct job *j, struct mt_thread *t,
 	return err ? err : -EIO;
 }
 
-/* The registers a thread at an interrupt stop would return to user space
- * with when no signal handler runs: an interrupted call is restarted
- * (arch/x86/kernel/signal.c, arch_do_signal_or_restart()). */
-static void restart_fixup(struct user_regs_struct *r)
-{
-	if ((long)r->orig_rax < 0)
-		return;
-	switch ((long)r->rax) {
-	case -ERESTARTSYS:
-	case -ERESTARTNOINTR:
-	case -ERESTARTNOHAND:
-		r->rax = r->orig_rax;
-		r->rip -= 2;
-		break;
-	case -ERESTART_RESTARTBLOCK:
-		r->rax = SYS_restart_syscall;
-		r->rip -= 2;
-		break;
-	}
-}
-
 int mt_release_filter(struct maptap_session *s, struct mt_thread *t,
 		      bool at_syscall, int *sig)
 {
@@ -361,12 +333,16 @@ int mt_release_filter(struct maptap_session *s, struct mt_thread *t,
 	err = install(&j, t, &call, insn, prog);
 	if (j.dead)
 		goto dead;
+	/* At an entry, make the call again: it is the next thing the thread
+	 * does.  At an interrupt stop, the registers as they were: a call
+	 * interrupted there is restarted (or fails with EINTR) on the way
+	 * out, as it would have been from that stop, because the let-go's
+	 * PTRACE_DETACH wakes the thread with TIF_SIGPENDING set
+	 * (kernel/ptrace.c, __ptrace_unlink()), so it passes
+	 * arch_do_signal_or_restart() on its way to user space. */
 	if (at_syscall) {
-		/* Make the call again: it is the next thing the thread does. */
 		saved.rip = insn;
 		saved.rax = saved.orig_rax;
-	} else {
-		restart_fixup(&saved);
 	}
 	if (set_regs(t->tid, &saved) != 0)
 		return -errno;
