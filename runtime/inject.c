@@ -132,6 +132,7 @@ struct job {
 				 * the let-go; 0 none */
 	int status;		/* when the thread died: its wait status */
 	bool dead;
+	bool filter_in;		/* seccomp(2) succeeded in the target */
 };
 
 /* Resume the thread with PTRACE_SYSCALL and wait for its next syscall
@@ -267,8 +268,10 @@ static int take_listener(struct maptap_session *s, struct mt_thread *t,
 
 /* Have the thread (at a stop where CALL enters seccomp(2)) install the
  * filter from PROG, take the listener, close it in the target.  CALL
- * is left as the registers of the last exit stop.  Returns 0 or
- * -errno; the filter may be in when the close failed. */
+ * is left as the registers of the last exit stop.  Returns 0 or -errno;
+ * J->filter_in says whether the filter went in (then without a listener
+ * of ours, its calls fail with ENOSYS, as under maptap's filter alone;
+ * a failed close only leaves a stray descriptor in the target). */
 static int install(struct job *j, struct mt_thread *t,
 		   struct user_regs_struct *call, uint64_t insn, uint64_t prog)
 {
@@ -283,15 +286,16 @@ static int install(struct job *j, struct mt_thread *t,
 		return err;
 	if (fd < 0)
 		return (int)fd;
+	j->filter_in = true;
 	err = take_listener(j->s, t, (int)fd);
 	/* close(fd) from the same instruction, from this exit stop. */
 	call->rip = insn;
 	call->rax = SYS_close;
 	call->orig_rax = (uint64_t)-1;
 	call->rdi = (uint64_t)fd;
-	if (!j->dead && run_call(j, call, &ret) == 0 && ret == 0)
-		return err;
-	return err ? err : -EIO;
+	if (!j->dead)
+		(void)run_call(j, call, &ret);
+	return err;
 }
 
 int mt_release_filter(struct maptap_session *s, struct mt_thread *t,
@@ -344,9 +348,9 @@ int mt_release_filter(struct maptap_session *s, struct mt_thread *t,
 		saved.rip = insn;
 		saved.rax = saved.orig_rax;
 	}
-	if (set_regs(t->tid, &saved) != 0)
-		return -errno;
-	if (err && at_syscall) {
+	if (!j.dead && set_regs(t->tid, &saved) != 0)
+		return err ? err : -EIO;
+	if (err && at_syscall && !j.filter_in && !j.dead) {
 		/* Without the new filter, back to where it was: the call's
 		 * own seccomp stop, where the caller lets go as before. */
 		do {
