@@ -174,7 +174,10 @@ int maptap_session_attach(struct maptap_session *s, pid_t pid);
  * runs on as before; returns 0).  A launched command cannot run on without
  * its tracer (its seccomp filter), so a detach request forwards the signal
  * number given to maptap_session_request_detach() to it instead and keeps
- * tracing until it exits.  Returns -errno when waiting itself fails.  It
+ * tracing until it exits.  For the same reason, threads let go of under
+ * the filter (for another tracer: docs/tracer.md, "Tracees that trace")
+ * are answered until they and what they created have ended: tracing
+ * ends only then.  Returns -errno when waiting itself fails.  It
  * blocks SIGCHLD in the calling thread while it runs, as
  * maptap_session_run_until() does. */
 int maptap_session_run(struct maptap_session *s);
