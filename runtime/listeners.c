@@ -50,7 +50,7 @@ struct pollfd *mt_listeners_pollfds(struct maptap_session *s,
 }
 
 /* Answer one pending notification on FD: let the call go on. */
-static void answer(struct maptap_session *s, int fd)
+static void answer(int fd)
 {
 	struct seccomp_notif req;
 	struct seccomp_notif_resp resp;
@@ -77,7 +77,7 @@ void mt_listeners_poll(struct maptap_session *s)
 		struct pollfd *p = &l->pf[LEAD + i];
 
 		if (p->revents & POLLIN)
-			answer(s, p->fd);
+			answer(p->fd);
 		/* POLLHUP comes with the last user gone, after its last
 		 * notification was answered or taken back. */
 		if ((p->revents & (POLLHUP | POLLERR | POLLNVAL)) &&
