@@ -153,7 +153,16 @@ int mt_seccomp_build(struct sock_filter *prog,
 		     const struct maptap_session_opts *opts, uint32_t act);
 int mt_seccomp_install(const struct maptap_session_opts *opts);
 
-/* inject.c: let go of a thread under the launch filter without harm */
+/* inject.c: before letting go of thread T (in a ptrace stop we hold)
+ * under the launch filter, make it install the filter that sends maptap's
+ * calls to a listener of the session's.  AT_SYSCALL: T is at the entry
+ * of its call (seccomp or syscall-entry stop), which it makes again once
+ * let go; else at our interrupt's stop.  Returns 0 with T at a
+ * syscall-exit stop, ready to be let go with *SIG (a signal held back
+ * meanwhile, or 0); -ESRCH when T died meanwhile (already handled: T is
+ * freed); another -errno when the filter could not be added, T then
+ * being where it was (or, if the filter went in without a listener, at
+ * an exit stop as on success). */
 int mt_release_filter(struct maptap_session *s, struct mt_thread *t,
 		      bool at_syscall, int *sig);
 
