@@ -172,11 +172,12 @@ void mt_ready(struct maptap_session *s, struct mt_proc *p, pid_t tid,
 
 /* Let go of thread T at the stop it is in, delivering SIG (0: none),
  * log a detach event saying WHY, and forget it (and its process with its
- * last thread).  Under the seccomp filter the thread keeps the filter
- * with nobody to answer it, which is worth a warning; maptap's own
- * detach-all happens only in attach mode, where there is no filter. */
+ * last thread).  Under the seccomp filter, UNFILTERED is why the thread
+ * could not be given the filter that lets its calls through (inject.c),
+ * 0 when it was: without it the thread keeps maptap's filter with nobody
+ * to answer it, which is worth a warning. */
 static void detach_thread(struct maptap_session *s, struct mt_thread *t,
-			  int sig, const char *why)
+			  int sig, const char *why, int unfiltered)
 {
 	struct maptap_event ev;
 	struct mt_proc *p = t->proc;
@@ -184,14 +185,35 @@ static void detach_thread(struct maptap_session *s, struct mt_thread *t,
 	event_init(&ev, MAPTAP_EV_DETACH, p->pid, t->tid);
 	ev.reason = why;
 	mt_emit(s, &ev);
-	if (s->use_seccomp)
-		mt_diag(s, "pid %d: let go for %s; it keeps maptap's seccomp filter, so its mapping calls now need a tracer that sets PTRACE_O_TRACESECCOMP (use --no-seccomp to avoid this)",
-			(int)p->pid, why);
+	if (s->use_seccomp && unfiltered)
+		mt_diag(s, "pid %d: let go for %s; it keeps maptap's seccomp filter (cannot add the one that lets its calls through: %s), so its mapping calls now need a tracer that sets PTRACE_O_TRACESECCOMP (use --no-seccomp to avoid this)",
+			(int)p->pid, why, strerror(-unfiltered));
 	set_call(t, NULL, NULL, 0);
 	ptrace(PTRACE_DETACH, t->tid, 0L, (long)sig);
 	mt_thread_del(s, t);
+	/* Its mm is still traced through its siblings (or a vfork parent)
+	 * and it may change it unseen: mt_verify() resyncs such an mm
+	 * instead of calling the difference the model's fault. */
+	if (p->nthreads > 0 || p->mm->refs > 1)
+		p->mm->untraced++;
 	if (p->nthreads == 0)
 		mt_proc_del(s, p);
+}
+
+/* Let go of T for WHY, at a stop we hold: under the filter, first give
+ * it the filter that lets its calls through (inject.c).  AT_SYSCALL: T
+ * is at the entry of the call it makes next (PTRACE_TRACEME), made again
+ * once let go; else at our interrupt's stop.  T may be gone after. */
+static void let_go(struct maptap_session *s, struct mt_thread *t,
+		   bool at_syscall, const char *why)
+{
+	int err = 0, sig = 0;
+
+	if (s->use_seccomp)
+		err = mt_release_filter(s, t, at_syscall, &sig);
+	if (err == -ESRCH)
+		return;		/* it died meanwhile: handled */
+	detach_thread(s, t, sig, why, err);
 }
 
 /* Stop thread T (running) and detach it, handling whatever stop comes
@@ -199,23 +221,36 @@ static void detach_thread(struct maptap_session *s, struct mt_thread *t,
  * to be attached by another traced process.  A thread that cannot stop
  * now (a vfork parent) stays ours: its stop may never come, and waiting
  * for it would hang maptap; the other tracer's attach then fails as it
- * would against any tracer. */
+ * would against any tracer.  RELEASE: under the filter, give it the
+ * filter that lets its calls through (let_go()). */
 static void detach_running(struct maptap_session *s, struct mt_thread *t,
-			   const char *why)
+			   const char *why, bool release)
 {
+	pid_t r, tid = t->tid;
 	int status;
-	pid_t r;
 
-	if (ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L) != 0)
+	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) != 0)
 		return;
 	for (;;) {
-		r = waitpid(t->tid, &status, __WALL | WNOHANG);
+		r = waitpid(tid, &status, __WALL | WNOHANG);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return;
-		if (r > 0)
+		if (r > 0 && (!WIFSTOPPED(status) || !s->use_seccomp ||
+			      status >> 16 == PTRACE_EVENT_STOP))
 			break;
+		if (r > 0) {
+			/* Under the filter, T is let go at our interrupt's
+			 * stop, where it can be given the filter that lets its
+			 * calls through (inject.c); a stop that comes first
+			 * is handled as usual. */
+			mt_handle_status(s, tid, status);
+			t = mt_thread_find(s, tid);
+			if (!t)
+				return;	/* gone, or let go meanwhile */
+			continue;
+		}
 		if (mt_thread_unstoppable(t->tid) ||
 		    __atomic_load_n(&s->detach_req, __ATOMIC_SEQ_CST)) {
 			mt_diag(s, "pid %d: thread %d cannot stop now to be let go for %s",
@@ -228,12 +263,17 @@ static void detach_running(struct maptap_session *s, struct mt_thread *t,
 		mt_handle_status(s, t->tid, status);
 		return;
 	}
+	if (s->use_seccomp && release) {
+		t->stopped = true;
+		let_go(s, t, false, why);
+		return;
+	}
 	/* A signal-delivery stop (no event, not a syscall stop): deliver
 	 * the signal on the way out. */
 	if (status >> 16 == 0 && WSTOPSIG(status) != (SIGTRAP | 0x80))
-		detach_thread(s, t, WSTOPSIG(status), why);
+		detach_thread(s, t, WSTOPSIG(status), why, 0);
 	else
-		detach_thread(s, t, 0, why);
+		detach_thread(s, t, 0, why, 0);
 }
 
 /* ptrace(2) called by a tracee.  PTRACE_TRACEME: let go of the caller so
@@ -247,7 +287,7 @@ static bool on_tracee_ptrace(struct maptap_session *s, struct mt_thread *t)
 	struct mt_thread *victim;
 
 	if (req == PTRACE_TRACEME) {
-		detach_thread(s, t, 0, "ptrace(PTRACE_TRACEME) by the process");
+		let_go(s, t, true, "ptrace(PTRACE_TRACEME) by the process");
 		return true;
 	}
 	if (req != PTRACE_ATTACH && req != PTRACE_SEIZE)
@@ -255,7 +295,12 @@ static bool on_tracee_ptrace(struct maptap_session *s, struct mt_thread *t)
 	victim = mt_thread_find(s, target);
 	if (!victim || victim == t)
 		return false;
-	detach_running(s, victim, "ptrace(PTRACE_ATTACH) by a traced process");
+	/* A tracer that asks for seccomp stops gets maptap's, as its own
+	 * filter's (strace --seccomp-bpf): the thread keeps the filter as
+	 * is, which also leaves that tracer's own filter in charge. */
+	detach_running(s, victim, "ptrace(PTRACE_ATTACH) by a traced process",
+		       !(req == PTRACE_SEIZE &&
+			 (t->args[3] & PTRACE_O_TRACESECCOMP)));
 	return false;
 }
 
@@ -730,7 +775,7 @@ static void detach_at_stop(struct maptap_session *s, struct mt_thread *t,
 	 * call is seen now or never. */
 	if (t->tid == t->proc->pid && t->proc->ready)
 		mt_check_main_stack(s, t->proc, t->tid);
-	detach_thread(s, t, deliver, "signal");
+	detach_thread(s, t, deliver, "signal", 0);
 }
 
 static int handle_status(struct maptap_session *s, pid_t tid, int status)
@@ -875,7 +920,7 @@ static void let_go_unstoppable(struct maptap_session *s)
 			continue;
 		mt_diag(s, "pid %d: thread %d cannot stop now (in an uninterruptible sleep, such as a vfork parent waiting for its child's exec): it is let go when maptap exits",
 			(int)t->proc->pid, (int)t->tid);
-		detach_thread(s, t, 0, "signal");
+		detach_thread(s, t, 0, "signal", 0);
 	}
 }
 
@@ -890,12 +935,14 @@ void mt_wait_tick(struct maptap_session *s)
 	ppoll(&pf, 1, &ts, NULL);
 }
 
-/* Whether the run goes on: something left to trace, and no callback
- * ended the session (s->stop_rc, returned by the run). */
+/* Whether the run goes on: something left to trace or threads let go
+ * of under the filter to answer (listeners), and no callback ended the
+ * session (s->stop_rc, returned by the run). */
 static bool tracing(const struct maptap_session *s)
 {
 	return !s->stop_rc &&
-	       (s->threads.n > 0 || (s->launched && !s->launched_reaped));
+	       (s->threads.n > 0 || (s->launched && !s->launched_reaped) ||
+		s->listeners.n > 0);
 }
 
 /* Act on the detach requests made since the last look (a signal handler
@@ -938,8 +985,9 @@ static bool chld_at_stops(void)
 static void wait_chld(struct maptap_session *s, int chld_fd, uint64_t ns,
 		      bool signalled)
 {
-	struct pollfd pf[2] = { { .fd = chld_fd, .events = POLLIN },
-				{ .fd = s->wake[0], .events = POLLIN } };
+	/* After these two, the listeners (listeners.c): a notification
+	 * ends the sleep too. */
+	struct pollfd local[2], *pf = mt_listeners_pollfds(s, local);
 	struct signalfd_siginfo si;
 	struct timespec ts;
 	char buf[64];
@@ -948,7 +996,9 @@ static void wait_chld(struct maptap_session *s, int chld_fd, uint64_t ns,
 		ns = 1000000;
 	ts.tv_sec = (time_t)(ns / 1000000000ULL);
 	ts.tv_nsec = (long)(ns % 1000000000ULL);
-	if (ppoll(pf, 2, &ts, NULL) <= 0)
+	pf[0] = (struct pollfd){ .fd = chld_fd, .events = POLLIN };
+	pf[1] = (struct pollfd){ .fd = s->wake[0], .events = POLLIN };
+	if (ppoll(pf, 2 + s->listeners.n, &ts, NULL) <= 0)
 		return;
 	/* One read each: SIGCHLD is not queued (one pending at most), and
 	 * a byte left in the pipe only ends the next sleep early.  The
@@ -980,18 +1030,21 @@ static int run_until(struct maptap_session *s, uint64_t deadline,
 		pid_t tid;
 
 		take_detach_request(s);
+		mt_listeners_poll(s);
 		tid = waitpid(-1, &status, __WALL | WNOHANG);
 		if (tid < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == ECHILD) {
-				/* Nothing is left to wait for: the records
-				 * must agree, or say what they lost. */
-				s->launched_reaped = true;
+			if (errno != ECHILD)
+				return -errno;
+			/* Nothing is left to wait for: the records must
+			 * agree, or say what they lost. */
+			s->launched_reaped = true;
+			if (s->threads.n)
 				mt_forget_lost(s, "gone without an exit report");
+			if (!s->listeners.n)
 				break;
-			}
-			return -errno;
+			tid = 0;	/* answer the listeners until they end */
 		}
 		now = mt_now_ns();
 		if (tid > 0) {

@@ -836,6 +836,13 @@ void mt_verify(struct maptap_session *s, struct mt_proc *p,
 	 * resync: not a difference. */
 	if (p->mm->in_call > 1 || p->mm->stale || ensure_reader(s, p))
 		return;
+	if (p->mm->untraced) {
+		/* A thread maptap let go of shares this mm and changes it
+		 * unseen: read what it did (as a resync) rather than
+		 * compare while it runs on. */
+		mt_refresh_full(s, p, p->pid, false);
+		return;
+	}
 	t0 = mt_now_ns();
 	if (!(flags & MT_VERIFY_FULL) && t0 < p->mm->verify_next_ns) {
 		/* A range read of the text is a read of all of it: worth
@@ -875,8 +882,8 @@ void mt_exit_stop(struct maptap_session *s, struct mt_thread *t)
 	if (t->tid == p->pid)
 		mt_check_main_stack(s, p, t->tid);
 	/* A call some thread was killed in may or may not have run. */
-	if (!s->opts.verify || s->detaching || p->mm->refs > 1 ||
-	    p->mm->in_call > 0)
+	if ((!s->opts.verify && !p->mm->untraced) || s->detaching ||
+	    p->mm->refs > 1 || p->mm->in_call > 0)
 		return;
 	for (i = 0; i < s->threads.cap; i++) {
 		struct mt_thread *o = s->threads.slot[i];
@@ -886,5 +893,8 @@ void mt_exit_stop(struct maptap_session *s, struct mt_thread *t)
 			return;
 	}
 	mt_check_main_stack(s, p, t->tid);
-	mt_verify(s, p, NULL, 0, MT_VERIFY_FULL | MT_VERIFY_STACK);
+	if (s->opts.verify)
+		mt_verify(s, p, NULL, 0, MT_VERIFY_FULL | MT_VERIFY_STACK);
+	else	/* a let-go thread's changes: now or never */
+		mt_refresh_full(s, p, t->tid, false);
 }

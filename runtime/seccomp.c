@@ -42,9 +42,7 @@
 /* Compares per block: a conditional jump's offset is 8 bits
  * (linux/filter.h), so each block has its own TRACE return in reach. */
 #define BLOCK 200
-/* Room for every number of the set and of the table, with the blocks'
- * jumps and the fixed head and tail (well under BPF_MAXINSNS). */
-#define PROG_MAX (MAPTAP_SYSCALL_SET_BITS + 128)
+#define PROG_MAX MT_SECCOMP_PROG_MAX
 
 #define LD_ABS(field) \
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
@@ -73,32 +71,35 @@ static bool selected(const struct maptap_session_opts *o, unsigned nr)
 }
 
 /* Close the open block of IN_BLOCK compares ending at *K: point their
- * jumps at a TRACE return placed after a jump over it. */
+ * jumps at a TRACE (ACT) return placed after a jump over it. */
 static void close_block(struct sock_filter *prog, unsigned *k,
-			unsigned in_block)
+			unsigned in_block, uint32_t act)
 {
 	unsigned i;
 
 	for (i = *k - in_block; i < *k; i++)
 		prog[i].jt = (unsigned char)(*k - i);
 	prog[(*k)++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 1, 0, 0);
-	prog[(*k)++] = (struct sock_filter)RET(MT_TRACE);
+	prog[(*k)++] = (struct sock_filter)RET(act);
 }
 
 /* Append a compare of the number with NR at *K; *IN_BLOCK counts the
  * compares of the open block, closed when full. */
 static void add_compare(struct sock_filter *prog, unsigned *k,
-			unsigned *in_block, unsigned nr)
+			unsigned *in_block, unsigned nr, uint32_t act)
 {
 	prog[(*k)++] = jump(nr, 0, 0);
 	if (++*in_block < BLOCK)
 		return;
-	close_block(prog, k, *in_block);
+	close_block(prog, k, *in_block, act);
 	*in_block = 0;
 }
 
 /* Build the program for OPTS (NULL: no on_syscall) into PROG (room for
- * PROG_MAX instructions).  With all_syscalls, one instruction: TRACE.
+ * PROG_MAX instructions), with ACT where this comment says TRACE (the
+ * launch filter's SECCOMP_RET_TRACE; SECCOMP_RET_USER_NOTIF for the
+ * filter a thread gets when maptap lets go of it, inject.c).  With
+ * all_syscalls, one instruction: TRACE.
  * Otherwise:
  *   0    load arch; other ABIs -> TRACE
  *   3    load nr
@@ -110,8 +111,8 @@ static void add_compare(struct sock_filter *prog, unsigned *k,
  *   C+7  TRACE
  * clone3 keeps its flags in memory the filter cannot read, so it is in
  * the traced list.  Returns the length, or -E2BIG. */
-static int build(struct sock_filter *prog,
-		 const struct maptap_session_opts *opts)
+int mt_seccomp_build(struct sock_filter *prog,
+		     const struct maptap_session_opts *opts, uint32_t act)
 {
 	unsigned i, n, k = 0, in_block = 0, nr;
 	const struct maptap_syscall *t =
@@ -119,12 +120,12 @@ static int build(struct sock_filter *prog,
 	int prctl_nr = -1, clone_nr = -1;
 
 	if (opts && opts->on_syscall && opts->all_syscalls) {
-		prog[k++] = (struct sock_filter)RET(MT_TRACE);
+		prog[k++] = (struct sock_filter)RET(act);
 		return (int)k;
 	}
 	prog[k++] = (struct sock_filter)LD_ABS(arch);
 	prog[k++] = jump(maptap_syscall_native_arch(), 1, 0);
-	prog[k++] = (struct sock_filter)RET(MT_TRACE);
+	prog[k++] = (struct sock_filter)RET(act);
 	prog[k++] = (struct sock_filter)LD_ABS(nr);
 	for (nr = 0; nr < MAPTAP_SYSCALL_SET_BITS; nr++) {
 		const struct maptap_syscall *sc =
@@ -135,7 +136,7 @@ static int build(struct sock_filter *prog,
 		 * maptap must follow the process (loop.c, watch_filter()). */
 		if (selected(opts, nr) || class_traces(sc) ||
 		    nr == SYS_seccomp)
-			add_compare(prog, &k, &in_block, nr);
+			add_compare(prog, &k, &in_block, nr, act);
 	}
 	for (i = 0; i < n; i++) {
 		if (t[i].range == MAPTAP_RANGE_PRCTL)
@@ -144,11 +145,12 @@ static int build(struct sock_filter *prog,
 			clone_nr = t[i].nr;
 		else if (t[i].nr >= MAPTAP_SYSCALL_SET_BITS &&
 			 class_traces(&t[i]))
-			add_compare(prog, &k, &in_block, (unsigned)t[i].nr);
+			add_compare(prog, &k, &in_block, (unsigned)t[i].nr,
+				    act);
 		if (k + 16 > PROG_MAX)
 			return -E2BIG;
 	}
-	close_block(prog, &k, in_block);
+	close_block(prog, &k, in_block, act);
 	/* prctl(PR_SET_VMA, ...) only; option is an int, the low word of
 	 * args[0] on this little-endian ABI. */
 	prog[k++] = jump((unsigned)prctl_nr, 0, 2);
@@ -162,7 +164,7 @@ static int build(struct sock_filter *prog,
 	prog[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
 						 CLONE_UNTRACED, 1, 0);
 	prog[k++] = (struct sock_filter)RET(SECCOMP_RET_ALLOW);
-	prog[k++] = (struct sock_filter)RET(MT_TRACE);
+	prog[k++] = (struct sock_filter)RET(act);
 	return (int)k;
 }
 
@@ -175,7 +177,7 @@ int mt_seccomp_install(const struct maptap_session_opts *opts)
 {
 	struct sock_filter prog[PROG_MAX];
 	struct sock_fprog fprog;
-	int len = build(prog, opts);
+	int len = mt_seccomp_build(prog, opts, MT_TRACE);
 
 	if (len < 0)
 		return len;

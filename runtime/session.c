@@ -308,6 +308,7 @@ void maptap_session_free(struct maptap_session *s)
 		mt_forget_lost(s, "still traced when the session ended");
 	free_threads(s);
 	free(s->gone_early.tid);
+	mt_listeners_free(s);
 	while (s->procs)
 		mt_proc_del(s, s->procs);
 	maptap_vma_buf_free(&s->buf);

@@ -10,6 +10,7 @@
 
 #include <config.h>
 
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,6 +25,9 @@ struct mt_mm {
 	struct maptap_maps_reader *reader;	/* bound to this mm */
 	uint64_t brk;			/* last program break seen; 0 unknown */
 	int in_call;			/* threads between entry and exit of a MAP call */
+	int untraced;			/* threads maptap let go of that may
+					 * still use it: what they change is
+					 * found only by reading (resync) */
 	bool stale;			/* a refresh failed: the model may miss
 					 * changes until mt_resync() */
 	bool stale_snapshot;		/* a snapshot read was among them */
@@ -104,6 +108,14 @@ struct mt_tid_set {
 	size_t n, cap;
 };
 
+/* The listeners of the filters given to threads maptap let go of
+ * (inject.c): answered from the run loop until no task uses the filter. */
+struct mt_listeners {
+	struct pollfd *pf;		/* 2 slots for the run loop's own fds,
+					 * then the n listeners */
+	size_t n, cap;
+};
+
 struct maptap_session {
 	struct maptap_session_opts opts;
 	bool use_seccomp;		/* launch mode with the filter */
@@ -125,6 +137,7 @@ struct maptap_session {
 	 * returns it, ends the run. */
 	bool quiet;
 	int stop_rc;
+	struct mt_listeners listeners;
 	struct maptap_vma_buf buf;	/* scratch for reads */
 	struct maptap_vma_buf buf2;
 	struct maptap_session_stats stats;
@@ -222,7 +235,33 @@ int mt_same_mm(pid_t a, pid_t b);
  * returns: a seccomp stop with other data is another filter's
  * (docs/tracer.md, "Other seccomp filters in the target"). */
 #define MT_SECCOMP_DATA 0x6d74u		/* "mt" */
+struct sock_filter;
+/* Room for every number of the set and of the table, with the blocks'
+ * jumps and the fixed head and tail (well under BPF_MAXINSNS). */
+#define MT_SECCOMP_PROG_MAX (MAPTAP_SYSCALL_SET_BITS + 128)
+int mt_seccomp_build(struct sock_filter *prog,
+		     const struct maptap_session_opts *opts, uint32_t act);
 int mt_seccomp_install(const struct maptap_session_opts *opts);
+
+/* inject.c: before letting go of thread T (in a ptrace stop we hold)
+ * under the launch filter, make it install the filter that sends maptap's
+ * calls to a listener of the session's.  AT_SYSCALL: T is at the entry
+ * of its call (seccomp or syscall-entry stop), which it makes again once
+ * let go; else at our interrupt's stop.  Returns 0 with T at a
+ * syscall-exit stop, ready to be let go with *SIG (a signal held back
+ * meanwhile, or 0); -ESRCH when T died meanwhile (already handled: T is
+ * freed); another -errno when the filter could not be added, T then
+ * being where it was (or, if the filter went in without a listener, at
+ * an exit stop as on success). */
+int mt_release_filter(struct maptap_session *s, struct mt_thread *t,
+		      bool at_syscall, int *sig);
+
+/* listeners.c: answer the let-go threads' filters */
+int mt_listeners_add(struct maptap_session *s, int fd);
+struct pollfd *mt_listeners_pollfds(struct maptap_session *s,
+				    struct pollfd *local);
+void mt_listeners_poll(struct maptap_session *s);
+void mt_listeners_free(struct maptap_session *s);
 
 /* user_mem.c: the /proc/PID/mem path of maptap_read_user(), on its own
  * so the tests can reach it where process_vm_readv(2) works. */

@@ -20,7 +20,7 @@ builddir=${BUILDDIR:-$top/build}
 # tapset files that testsuite/script/tapset-parse parses, 0.7 MB).
 pkgs="build-essential autoconf automake libtool pkg-config libelf-dev
 libdw-dev libunwind-dev systemtap-sdt-dev linux-libc-dev elfutils binutils
-clang libclang-rt-14-dev python3 strace time systemtap-common"
+clang libclang-rt-14-dev python3 strace gdb time systemtap-common"
 
 missing=
 for p in $pkgs; do

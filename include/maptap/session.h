@@ -196,10 +196,13 @@ int maptap_session_attach(struct maptap_session *s, pid_t pid);
  * runs on as before; returns 0).  A launched command cannot run on without
  * its tracer (its seccomp filter), so a detach request forwards the signal
  * number given to maptap_session_request_detach() to it instead and keeps
- * tracing until it exits.  Returns -errno when waiting itself fails, or
- * the non-zero value a callback returned (see on_event).  It blocks
- * SIGCHLD in the calling thread while it runs, as
- * maptap_session_run_until() does.
+ * tracing until it exits.  For the same reason, threads let go of under
+ * the filter (for another tracer: docs/tracer.md, "Tracees that trace")
+ * are answered until they and what they created have ended: tracing
+ * ends only then.  Returns -errno when waiting itself fails, or the
+ * non-zero value a callback returned (see on_event).  It blocks SIGCHLD
+ * in the calling thread while it runs, as maptap_session_run_until()
+ * does.
  *
  * Errors while tracing.  A failure to read a traced process's maps during
  * the run (-ENOMEM, -EIO, -ESRCH for a process being killed) does not end

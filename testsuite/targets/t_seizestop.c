@@ -1,0 +1,86 @@
+/* t_seizestop.c -- a stopped process that its child seizes and lets go.
+ *
+ * The process stops itself (SIGSTOP).  Its child waits for that stop,
+ * seizes it (under maptap -c, maptap lets go of it first, at the
+ * interrupt stop of a thread in group-stop), interrupts, waits and
+ * detaches it, waits for it to be back in its group-stop (state T), and
+ * sends SIGCONT.  The process then maps a page and exits with its
+ * child's status.  Exit status 0 when all of that happened as ptrace(2)
+ * says, else the step that failed (42: the mmap failed with ENOSYS, 23:
+ * not stopped after the detach).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+#include "t_common.h"
+
+/* The state letter of PID (its /proc/PID/stat), or 0. */
+static char state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Bounded: 10 s for PID to be in state WANT (or, with ANY_STOP, t). */
+static int wait_state(pid_t pid, char want, int any_stop)
+{
+	int i;
+	char c;
+
+	for (i = 0; i < 10000; i++) {
+		c = state(pid);
+		if (c == want || (any_stop && c == 't'))
+			return 1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+int main(void)
+{
+	pid_t parent = getpid(), pid;
+	int status;
+
+	pid = fork();
+	if (pid == 0) {
+		/* Traced by maptap, a group-stopped process shows t. */
+		if (!wait_state(parent, 'T', 1))
+			_exit(19);
+		if (ptrace(PTRACE_SEIZE, parent, NULL, NULL))
+			_exit(20);
+		if (ptrace(PTRACE_INTERRUPT, parent, NULL, NULL) ||
+		    waitpid(parent, &status, __WALL) != parent ||
+		    ptrace(PTRACE_DETACH, parent, NULL, NULL))
+			_exit(22);
+		if (!wait_state(parent, 'T', 0))
+			_exit(23);
+		kill(parent, SIGCONT);
+		_exit(0);
+	}
+	if (pid < 0)
+		return 2;
+	raise(SIGSTOP);
+	if (mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) ==
+	    MAP_FAILED)
+		return errno == ENOSYS ? 42 : 41;
+	if (waitpid(pid, &status, 0) != pid)
+		return 30;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 31;
+}
