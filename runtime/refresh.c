@@ -166,10 +166,11 @@ static int count_vma(const struct maptap_vma *v, void *arg)
 	return 0;
 }
 
-/* The range pending call O may touch, known from its arguments alone:
- * as maptap_syscall_range() with the return value it would have where
- * the arguments fix it (MAP_FIXED, MREMAP_FIXED, an mremap in place).
- * 0 when only the return value will say (a placed mmap). */
+/* The range pending call O touches, known from its arguments alone and
+ * re-read at its exit whatever it returns: as maptap_syscall_range()
+ * with the return value it would have where the arguments fix it
+ * (MAP_FIXED); for an mremap, its old range.  0 when only the return
+ * value will say (a placed mmap). */
 static int pending_range(const struct mt_thread *o, uint64_t *a, uint64_t *b,
 			 uint64_t *a2, uint64_t *b2)
 {
@@ -184,13 +185,32 @@ static int pending_range(const struct mt_thread *o, uint64_t *a, uint64_t *b,
 	case MAPTAP_RANGE_RET_LEN:
 		return 0;
 	case MAPTAP_RANGE_MREMAP:
-		at = o->args[3] & MREMAP_FIXED ? o->args[4] : o->args[0];
-		break;
+		/* Where else it maps is known at its exit only: it may
+		 * move (MREMAP_MAYMOVE), and a failed one re-reads no more
+		 * than its old range (see remaps_elsewhere()). */
+		*a2 = *b2 = 0;
+		*a = PAGE_DOWN(o->args[0]);
+		*b = PAGE_UP(o->args[0] + o->args[1]);
+		return *b > *a;
 	default:
 		break;
 	}
 	return maptap_syscall_range(o->call, o->args, (int64_t)at, a, b, a2,
 				    b2);
+}
+
+/* Whether pending mremap O may map beyond its old range: grow, move
+ * (MREMAP_MAYMOVE, MREMAP_FIXED, MREMAP_DONTUNMAP).  Its exit reads
+ * where it did, which its arguments cannot tell: in place or moved,
+ * and nothing beyond the old range when it failed.  So a range it may
+ * have mapped is not one its exit will read for sure, and leaving what
+ * a sibling's munmap found there to that exit lost the mapping when
+ * the mremap moved instead (mapstorm.py, remap storm). */
+static bool remaps_elsewhere(const struct mt_thread *o)
+{
+	return o->call->range == MAPTAP_RANGE_MREMAP &&
+	       (o->args[2] > o->args[1] ||
+		(o->args[3] & (MREMAP_MAYMOVE | MREMAP_FIXED)));
 }
 
 enum pending_kind { PENDING_ANY, PENDING_UNMAP, PENDING_MAPPER };
@@ -379,26 +399,29 @@ static void note_after(struct maptap_session *s, struct mt_thread *t,
 	}
 }
 
-/* The range pending call O mapped, when O has returned and waits in its
- * syscall-exit stop, not yet taken by the loop: ptrace(2) requests work
- * on a tracee in a stop whether or not wait(2) reported it. */
-static bool peek_range(const struct mt_thread *o, uint64_t *a, uint64_t *b)
+/* The ranges pending call O mapped (an mremap's old and new one), when
+ * O has returned and waits in its syscall-exit stop, not yet taken by
+ * the loop: ptrace(2) requests work on a tracee in a stop whether or
+ * not wait(2) reported it. */
+static bool peek_range(const struct mt_thread *o, uint64_t *a, uint64_t *b,
+		       uint64_t *a2, uint64_t *b2)
 {
 	struct __ptrace_syscall_info info;
-	uint64_t a2, b2;
 
 	if (ptrace(PTRACE_GET_SYSCALL_INFO, o->tid, (void *)sizeof(info),
 		   &info) <= 0 || info.op != PTRACE_SYSCALL_INFO_EXIT)
 		return false;
 	return maptap_syscall_range(o->call, o->args, info.exit.rval, a, b,
-				    &a2, &b2) == 1;
+				    a2, b2) == 1;
 }
 
-/* Where the pending calls of T's siblings may have mapped memory:
- * ranges their arguments fix (MAP_FIXED, MREMAP_FIXED), or that the
- * kernel chose and returned (peek_range()).  Up to MAX ranges in OUT;
- * returns their count, or MAX + 1 when they do not fit.  *RUNNING: some
- * sibling's placed mmap is still in the kernel, its address unknown. */
+/* Where the pending calls of T's siblings may have mapped memory and
+ * their exits will re-read: ranges their arguments fix (MAP_FIXED, an
+ * mremap's old range), or that the kernel chose and returned
+ * (peek_range()).  Up to MAX ranges in OUT; returns their count, or
+ * MAX + 1 when they do not fit.  *RUNNING: some sibling's placed mmap,
+ * or an mremap that may map elsewhere (remaps_elsewhere()), is still
+ * in the kernel, where it maps unknown. */
 static size_t pending_ranges(struct maptap_session *s, struct mt_thread *t,
 			     uint64_t (*out)[2], size_t max, bool *running)
 {
@@ -416,13 +439,21 @@ static size_t pending_ranges(struct maptap_session *s, struct mt_thread *t,
 		    o->proc->mm != t->proc->mm)
 			continue;
 		r = pending_range(o, &a, &b, &a2, &b2);
-		if (r == 0 && (o->call->range == MAPTAP_RANGE_MMAP ||
-			       o->call->range == MAPTAP_RANGE_RET_LEN)) {
-			if (!peek_range(o, &a, &b)) {
+		if ((r == 0 && (o->call->range == MAPTAP_RANGE_MMAP ||
+				o->call->range == MAPTAP_RANGE_RET_LEN)) ||
+		    (r == 1 && remaps_elsewhere(o))) {
+			uint64_t p[4];
+
+			if (peek_range(o, &p[0], &p[1], &p[2], &p[3])) {
+				a = p[0];
+				b = p[1];
+				a2 = p[2];
+				b2 = p[3];
+			} else {
 				*running = true;
-				continue;
+				if (r == 0)
+					continue;
 			}
-			a2 = b2 = 0;
 		} else if (r != 1) {
 			continue;
 		}
@@ -515,7 +546,10 @@ static int name_found(struct maptap_session *s, struct mt_thread *t,
 		if (err < 0)
 			return err;
 	}
-	if (running)
+	/* What no call that returned meanwhile mapped is the doing of a
+	 * call still pending, whose exit reads where it mapped; unless
+	 * more returned than were kept. */
+	if (running && t->n_after <= 4)
 		return 0;
 	hint_init(&h, t->proc, t->proc->pid, NULL);
 	for (a = x; next_uncovered(a, y, r, (size_t)n, &a, &b); a = b) {
