@@ -672,8 +672,13 @@ static int unmap_exit(struct maptap_session *s, struct mt_thread *t,
 	if (!s->buf.n)
 		return 0;
 	n = pending_ranges(s, t, r, 16, &running);
-	if (n > 16)
-		return 0;	/* many pending: their exits read */
+	if (n > 16) {
+		/* Too many pending to list: as if all were in the kernel,
+		 * where they map unknown.  (Returning here lost what calls
+		 * that returned meanwhile had mapped: their exits are past.) */
+		n = 0;
+		running = true;
+	}
 	for (x = lo; next_uncovered(x, hi, r, n, &x, &y); x = y) {
 		err = name_found(s, t, x, y, running);
 		if (err < 0)
@@ -801,14 +806,32 @@ static void verify_report(uint64_t lo, uint64_t hi,
 		mp, model ? model->name : "", kp, kernel ? kernel->name : "");
 }
 
+/* Whether a thread of MM is late (runtime/attach.c): it was inside a
+ * call when the attach snapshot was read without it, may change the
+ * maps at any time before its first stop, and that stop resyncs. */
+static bool late_in(const struct maptap_session *s, const struct mt_mm *mm)
+{
+	size_t i;
+
+	for (i = 0; i < s->threads.cap; i++) {
+		const struct mt_thread *o = s->threads.slot[i];
+
+		if (o && o != (struct mt_thread *)1 && o->late &&
+		    o->proc->mm == mm)
+			return true;
+	}
+	return false;
+}
+
 /* --verify: compare the model with a full read.  Only meaningful while no
- * other thread of this mm is inside a mapping call. */
+ * other thread of this mm is inside a mapping call, counted (in_call) or
+ * not (a late thread's, entered before the attach). */
 void mt_verify(struct maptap_session *s, struct mt_proc *p)
 {
 	struct verify_ctx c = { s, p, 0 };
 	struct maptap_mm_hint h;
 
-	if (p->mm->in_call > 1 || ensure_reader(s, p))
+	if (p->mm->in_call > 1 || late_in(s, p->mm) || ensure_reader(s, p))
 		return;
 	maptap_vma_buf_clear(&s->buf);
 	if (maptap_maps_read_all(p->mm->reader, &s->buf))
