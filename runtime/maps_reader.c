@@ -146,11 +146,33 @@ static ssize_t read_text(struct maptap_maps_reader *r)
 	return len ? (ssize_t)len : -ESRCH;
 }
 
+/* A VMA starting at START is about to be appended after BUF's entries
+ * from index N0 on: drop those it overlaps, cut one it overlaps in part.
+ * Neither the query walk nor a read of the text in chunks is atomic: a
+ * VMA next to the last one read can grow over it meanwhile (a sibling
+ * thread's mapping merged with it), and the walk then meets its new
+ * extent, which starts before where it stands.
+ * The later view wins; the read stays sorted, as maptap_mm_update()
+ * requires (it refused the whole read, and the model lost a mapping a
+ * munmap's re-read had found: "model none, kernel rw-p" in thread
+ * storms, testsuite/system/mapstorm.py). */
+static void drop_overlapped(struct maptap_vma_buf *buf, size_t n0,
+			    uint64_t start)
+{
+	while (buf->n > n0 && buf->v[buf->n - 1].start >= start) {
+		buf->n--;
+		buf->names_len -= buf->v[buf->n].name_len + 1;
+	}
+	if (buf->n > n0 && buf->v[buf->n - 1].end > start)
+		buf->v[buf->n - 1].end = start;
+}
+
 /* Call FN on every line of the text whose VMA intersects [LO, HI). */
 static int text_range(struct maptap_maps_reader *r, uint64_t lo, uint64_t hi,
 		      struct maptap_vma_buf *buf, uint64_t only_start)
 {
 	ssize_t len = read_text(r);
+	size_t n0 = buf->n;
 	const char *p, *end;
 
 	if (len < 0)
@@ -172,6 +194,7 @@ static int text_range(struct maptap_maps_reader *r, uint64_t lo, uint64_t hi,
 			continue;
 		if (only_start != UINT64_MAX && v.start != only_start)
 			continue;
+		drop_overlapped(buf, n0, v.start);
 		err = maptap_vma_buf_push(buf, &v);
 		if (err)
 			return err;
@@ -259,7 +282,8 @@ static int query_one(struct maptap_maps_reader *r, uint64_t addr,
 /* The VMA at or after ADDR has a path longer than PATH_MAX: get its
  * extent from the ioctl and the whole line from the text. */
 static int query_long_name(struct maptap_maps_reader *r, uint64_t addr,
-			   struct maptap_vma_buf *buf, uint64_t *next)
+			   struct maptap_vma_buf *buf, size_t n0,
+			   uint64_t *next)
 {
 	struct procmap_query q;
 	int err = query_one(r, addr, false, &q);
@@ -267,6 +291,7 @@ static int query_long_name(struct maptap_maps_reader *r, uint64_t addr,
 	if (err)
 		return err == -ENOENT ? err : mm_gone(-err);
 	*next = q.vma_end;
+	drop_overlapped(buf, n0, q.vma_start);
 	return text_range(r, q.vma_start, q.vma_end, buf, q.vma_start);
 }
 
@@ -302,6 +327,7 @@ static int query_range(struct maptap_maps_reader *r, uint64_t lo, uint64_t hi,
 	uint64_t addr = lo;
 	struct procmap_query q;
 	struct maptap_vma v;
+	size_t n0 = buf->n;
 	int err;
 
 	while (addr < hi) {
@@ -309,12 +335,14 @@ static int query_range(struct maptap_maps_reader *r, uint64_t lo, uint64_t hi,
 
 		err = query_one(r, addr, true, &q);
 		if (err == -ENAMETOOLONG) {
-			err = query_long_name(r, addr, buf, &next);
+			err = query_long_name(r, addr, buf, n0, &next);
 		} else if (!err && q.vma_start < hi) {
 			next = q.vma_end;
 			err = query_to_vma(r, &q, &v);
-			if (!err)
+			if (!err) {
+				drop_overlapped(buf, n0, v.start);
 				err = maptap_vma_buf_push(buf, &v);
+			}
 		} else if (!err) {
 			break;
 		}
