@@ -464,9 +464,10 @@ size_t maptap_mm_verify_range(const struct maptap_mm *mm, uint64_t lo,
 		return SIZE_MAX;
 	p = all;
 	mm_tree_walk(mm->tree.root, lo, hi, collect, &p);
-	first = mm_first_after(actual, n, lo);
-	mm_sweep(lo, hi, all, (size_t)(p - all), actual + first, n - first,
-		 NULL, 0, verify_piece, &v);
+	first = n ? mm_first_after(actual, n, lo) : 0;
+	/* ACTUAL may be NULL with N 0 (the kernel has nothing there). */
+	mm_sweep(lo, hi, all, (size_t)(p - all), n ? actual + first : actual,
+		 n - first, NULL, 0, verify_piece, &v);
 	verify_flush(&v);
 	free(all);
 	return v.count;

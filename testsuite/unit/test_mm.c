@@ -515,6 +515,12 @@ static void test_verify_range(void)
 						     BASE + 4 * PG, kernel, 0,
 						     NULL, NULL), 0,
 		   "verify_range: an empty range");
+	/* The kernel has nothing in the range: no VMA array at all (the
+	 * fuzzer's find: NULL + 0 is undefined behaviour in C). */
+	tap_int_eq((long long)maptap_mm_verify_range(mm, BASE + 8 * PG,
+						     BASE + 9 * PG, NULL, 0,
+						     NULL, NULL), 1,
+		   "verify_range: no kernel VMA (NULL, 0): the model's is one");
 	maptap_mm_free(mm);
 }
 
