@@ -20,6 +20,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
 
 struct maptap_module_desc;	/* maptap/module.h */
 struct maptap_module_event;	/* maptap/module.h */
@@ -128,6 +131,9 @@ int maptap_module_event_print_text(FILE *fp,
 int maptap_module_event_print_json(FILE *fp,
 				   const struct maptap_module_event *me);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
 
 /* Parse one line of /proc/PID/maps (LINE[0..LEN), without the newline)
  * into *OUT.  OUT->name points into LINE (not NUL-terminated there: use
@@ -80,6 +83,9 @@ int maptap_maps_read_all(struct maptap_maps_reader *reader,
 /* Close READER (NULL is allowed). */
 void maptap_maps_close(struct maptap_maps_reader *reader);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

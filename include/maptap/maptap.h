@@ -24,7 +24,22 @@
 #include <maptap/unwind.h>
 #include <maptap/report.h>
 
-/* The library's version, "MAJOR.MINOR.PATCH". */
+#ifdef __cplusplus
+extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
+
+/* The library's version, "MAJOR.MINOR.PATCH" (the package's, from
+ * configure.ac), a static string.  Thread-safe. */
 const char *maptap_version(void);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -18,6 +18,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
 
 struct maptap_mm;
 
@@ -108,6 +111,9 @@ size_t maptap_mm_verify(const struct maptap_mm *mm,
 				       void *arg),
 			void *arg);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

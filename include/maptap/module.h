@@ -48,6 +48,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
 
 enum maptap_module_type {
 	MAPTAP_MODULE_EXEC = 0,	/* ELF ET_EXEC: fixed addresses, bias 0 */
@@ -233,6 +236,9 @@ struct maptap_modules_stats {
 void maptap_modules_get_stats(const struct maptap_modules *m,
 			      struct maptap_modules_stats *out);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -48,6 +48,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
 
 /* Options.  Zero-initialize, then set what you need. */
 struct maptap_report_opts {
@@ -161,6 +164,9 @@ int maptap_report_totals(const struct maptap_report *r, pid_t pid,
 int maptap_report_print_text(struct maptap_report *r, FILE *fp);
 int maptap_report_print_json(struct maptap_report *r, FILE *fp);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
 
 struct maptap_script_ctx;
 
@@ -41,6 +44,9 @@ maptap_script_ctx_limits(struct maptap_script_ctx *ctx);
 struct maptap_script_error *
 maptap_script_ctx_error(struct maptap_script_ctx *ctx);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

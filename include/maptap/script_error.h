@@ -18,6 +18,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
 
 /* Longest message kept, in bytes including the NUL; longer ones are
  * truncated.  stap's own messages are short (MAXSTRINGLEN at most). */
@@ -62,6 +65,9 @@ int maptap_script_error_set(struct maptap_script_error *err,
 /* The negative errno that belongs to CODE (0 for MAPTAP_SCRIPT_E_NONE). */
 int maptap_script_errcode_errno(enum maptap_script_errcode code);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

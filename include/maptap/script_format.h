@@ -33,6 +33,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
 
 /* Conversion flags, as bits. */
 enum maptap_script_fmt_flag {
@@ -139,6 +142,9 @@ int maptap_script_fmt_render(const struct maptap_script_fmt *f,
 int maptap_script_print_value(const struct maptap_script_value *v,
 			      struct maptap_script_buf *out);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

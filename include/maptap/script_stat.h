@@ -24,6 +24,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
 
 /* Buckets of a log histogram: bucket 64 holds 0, bucket 64 + k (k >= 1)
  * holds [2^(k-1), 2^k), bucket 64 - k the matching negative range. */
@@ -146,6 +149,9 @@ size_t maptap_script_stat_size(const struct maptap_script_stat_desc *desc);
 void maptap_script_stat_init(struct maptap_script_stat *storage,
 			     const struct maptap_script_stat_desc *desc);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

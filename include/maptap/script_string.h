@@ -25,6 +25,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
 
 /* strlen(s): bytes in S (S[0..LEN) is the string). */
 int64_t maptap_script_strlen(const char *s, size_t len);
@@ -141,6 +144,9 @@ int maptap_script_concat(struct maptap_script_ctx *ctx, const char *a,
 			 size_t alen, const char *b, size_t blen,
 			 struct maptap_script_buf *out);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

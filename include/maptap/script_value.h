@@ -18,6 +18,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
 
 struct maptap_script_stat;
 
@@ -161,6 +164,9 @@ maptap_script_buf_str(const struct maptap_script_buf *b)
 	return b->s ? b->s : "";
 }
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -30,6 +30,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
 
 struct maptap_session;
 struct user_regs_struct;	/* <sys/user.h> */
@@ -237,6 +240,9 @@ void maptap_session_get_stats(const struct maptap_session *s,
  * call on S. */
 const char *maptap_session_errmsg(const struct maptap_session *s);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

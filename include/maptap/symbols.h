@@ -50,6 +50,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
 
 /* What to look up: any combination. */
 enum maptap_sym_flags {
@@ -105,6 +108,9 @@ struct maptap_sym_stats {
 void maptap_sym_get_stats(const struct maptap_modules *m,
 			  struct maptap_sym_stats *out);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

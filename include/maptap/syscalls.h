@@ -13,6 +13,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
 
 /* What the tracer must do when a call of this class returns. */
 enum maptap_syscall_class {
@@ -81,6 +84,9 @@ int maptap_syscall_range(const struct maptap_syscall *sc,
 			 uint64_t *lo, uint64_t *hi,
 			 uint64_t *lo2, uint64_t *hi2);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

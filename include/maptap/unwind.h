@@ -50,6 +50,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
 
 /* SystemTap's MAXBACKTRACE default: frames per backtrace when the caller
  * does not say (stap's runtime/stack.c; settable with -D there and
@@ -159,6 +162,9 @@ struct maptap_unwind_stats {
 void maptap_unwinder_get_stats(const struct maptap_unwinder *u,
 			       struct maptap_unwind_stats *out);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
 
 /* Permission bits of a VMA, as the four letters "rwxp"/"rwxs" of maps. */
 enum maptap_perm {
@@ -108,6 +111,9 @@ void maptap_vma_buf_clear(struct maptap_vma_buf *buf);
 /* Free BUF's memory and zero it. */
 void maptap_vma_buf_free(struct maptap_vma_buf *buf);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif
