@@ -1,6 +1,6 @@
 /* maptap/event.h -- the events maptap reports.
  *
- * Semantics are those of DESIGN.md ("Address-space events"): the model of
+ * Semantics (docs/model.md, "The diff"): the model of
  * an mm is the function addr -> (perms, backing, name), where backing is
  * (dev, inode, file offset at addr) for a file and "anonymous" otherwise,
  * and a range event covers a maximal address range on which that function

@@ -52,7 +52,7 @@ struct maptap_script_value {
 /* A long value. */
 static inline struct maptap_script_value maptap_script_long(int64_t l)
 {
-	struct maptap_script_value v = { .type = MAPTAP_SCRIPT_LONG };
+	struct maptap_script_value v = { MAPTAP_SCRIPT_LONG, { 0 } };
 
 	v.u.l = l;
 	return v;
@@ -62,7 +62,7 @@ static inline struct maptap_script_value maptap_script_long(int64_t l)
 static inline struct maptap_script_value
 maptap_script_string(const char *p, size_t len)
 {
-	struct maptap_script_value v = { .type = MAPTAP_SCRIPT_STRING };
+	struct maptap_script_value v = { MAPTAP_SCRIPT_STRING, { 0 } };
 
 	v.u.s.p = p;
 	v.u.s.len = len;
@@ -72,7 +72,7 @@ maptap_script_string(const char *p, size_t len)
 /* The slice wildcard "*". */
 static inline struct maptap_script_value maptap_script_any(void)
 {
-	struct maptap_script_value v = { .type = MAPTAP_SCRIPT_ANY };
+	struct maptap_script_value v = { MAPTAP_SCRIPT_ANY, { 0 } };
 
 	return v;
 }

@@ -21,6 +21,10 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+/* sigset_t: POSIX has it in <signal.h> and <sys/select.h>; glibc's
+ * <signal.h> leaves it out in strict ISO C (-std=c99 without
+ * _POSIX_C_SOURCE), <sys/select.h> always defines it. */
+#include <sys/select.h>
 #include <sys/types.h>
 
 #include <maptap/event.h>

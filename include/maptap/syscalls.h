@@ -1,9 +1,10 @@
 /* maptap/syscalls.h -- what maptap knows about system calls, as data.
  *
- * One table per architecture (runtime/syscalls_ARCH.h) names each call and
- * its class: whether it can change the address space (and how to find the
- * range it touched), replaces the program image, or is ptrace itself.  The
- * tracer consults the class; it never switches on call numbers.
+ * One table per architecture (runtime/syscalls_x86_64.h, the only one so
+ * far) names each call and its class: whether it can change the address
+ * space (and how to find the range it touched), replaces the program
+ * image, or is ptrace itself.  The tracer consults the class; it never
+ * switches on call numbers.
  */
 #ifndef MAPTAP_SYSCALLS_H
 #define MAPTAP_SYSCALLS_H
