@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *fp)
@@ -248,20 +249,6 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 	return 0;
 }
 
-/* The default log is a script (tapsets/maptap/log.stp): from the source
- * tree when running from the build tree, else the installed one, as
- * tapsets are found (elaborate.c). */
-static const char *log_script(void)
-{
-#ifdef MAPTAP_SRC_TAPSETDIR
-	static const char src[] = MAPTAP_SRC_TAPSETDIR "/maptap/log.stp";
-
-	if (access(src, R_OK) == 0)
-		return src;
-#endif
-	return MAPTAP_TAPSETDIR "/maptap/log.stp";
-}
-
 /* Without a script: run the log script on the target.  --json sets its
  * json global; MAXSTRINGLEN is raised so that no path is cut short
  * (a -D of the user's comes later and wins). */
@@ -270,10 +257,15 @@ static int run_log(struct driver_opts *o)
 	static char json_on[] = "json=1";
 	static char stacks_on[] = "stacks=1";
 	struct driver_define *d;
+	char log[PATH_MAX];
 
 	if (!o->target_cmd && !o->target_pid)
 		return refuse("nothing to trace: give -c 'CMD' or -x PID, or a script");
-	o->script_file = log_script();
+	/* The default log is a script of the tapset directory's. */
+	if (snprintf(log, sizeof(log), "%s/maptap/log.stp",
+		     driver_tapset_dir()) >= (int)sizeof(log))
+		return refuse("MAPTAP_TAPSET: path too long");
+	o->script_file = log;
 	if (o->json && add_define(&o->globals, &o->n_globals, json_on))
 		return refuse("out of memory");
 	if (o->stacks && add_define(&o->globals, &o->n_globals, stacks_on))
@@ -298,6 +290,23 @@ static int run_report_only(struct driver_opts *o)
 {
 	o->script_text = "probe never {}";
 	return translator_run(o);
+}
+
+/* Every run reads the tapset directory (the default log is one of its
+ * scripts): one line when it is not there, rather than a script that
+ * cannot find its probes. */
+static int check_tapset_dir(void)
+{
+	const char *dir = driver_tapset_dir();
+	struct stat st;
+
+	if (stat(dir, &st) != 0)
+		return refuse("tapset directory %s: %s (not installed? "
+			      "MAPTAP_TAPSET names another, see maptap(1))",
+			      dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return refuse("tapset directory %s: not a directory", dir);
+	return 0;
 }
 
 /* Combinations of options that cannot mean anything; one line each. */
@@ -351,6 +360,8 @@ int main(int argc, char **argv)
 	if (o.target_pid && kill(o.target_pid, 0) != 0 && errno == ESRCH)
 		code = refuse("no such process: %d", (int)o.target_pid);
 	else
+		code = check_tapset_dir();
+	if (!code)
 		code = check_modes(&o);
 	if (!code)
 		code = run(&o);

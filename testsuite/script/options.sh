@@ -2,7 +2,7 @@
 # options.sh -- the command-line options the translator honours: -v pass
 # reports, -o FILE, -G NAME=VALUE, -T SECS, -w, and SIGINT ending a
 # script that runs until interrupted (end probes then run, as in stap),
-# --runtime=MODE.
+# --runtime=MODE, MAPTAP_TAPSET.
 . "$top_srcdir/testsuite/lib/tap.sh"
 
 maptap=${MAPTAP:-$top_builddir/maptap}
@@ -119,6 +119,30 @@ if [ $rc -eq 1 ] && [ "$err" = "maptap: no such process: $gone" ] &&
 else
 	diag "rc=$rc err=$err out=$out keep=$(cat "$tmp/keep")"
 	fail "-x with a pid that does not exist is refused before anything runs"
+fi
+
+# The tapsets are the installed ones or those MAPTAP_TAPSET names; no
+# directory of the source tree is compiled in (a root maptap would read
+# whatever anyone put there).  A missing one is one line.
+err=$(MAPTAP_TAPSET=$tmp/none "$maptap" -e 'probe begin { exit() }' 2>&1)
+rc=$?
+want="maptap: tapset directory $tmp/none: No such file or directory (not installed? MAPTAP_TAPSET names another, see maptap(1))"
+if [ $rc -eq 1 ] && [ "$err" = "$want" ]; then
+	ok "a missing tapset directory is one line"
+else
+	diag "rc=$rc $err"; fail "a missing tapset directory is one line"
+fi
+mkdir -p "$tmp/ts/maptap"
+printf 'function here() { return "tapset of MAPTAP_TAPSET" }\n' >"$tmp/ts/mine.stp"
+printf 'probe process.begin { printf("own log %%s\\n", execname()) }\n' \
+	>"$tmp/ts/maptap/log.stp"
+out=$(MAPTAP_TAPSET=$tmp/ts "$maptap" -e 'probe begin { println(here()); exit() }' 2>&1)
+log=$(MAPTAP_TAPSET=$tmp/ts "$maptap" -c true 2>&1)
+if [ "$out" = "tapset of MAPTAP_TAPSET" ] && [ "$log" = "own log true" ]; then
+	ok "MAPTAP_TAPSET names the tapsets and the default log's script"
+else
+	diag "$out"; diag "$log"
+	fail "MAPTAP_TAPSET names the tapsets and the default log's script"
 fi
 
 tap_done
