@@ -116,6 +116,37 @@ static int check_runtime(const char *mode)
 		      "is accepted", mode);
 }
 
+static const char shortopts[] = ":c:x:e:o:p:vwD:G:I:T:d:hV";
+
+/* A usage error: what was wrong in one line, in getopt's words but
+ * naming maptap (not argv[0]), then where the usage is, as stap and strace
+ * say it.  C is getopt_long()'s ':' (missing argument) or '?'; optopt is
+ * the short option, 0 for an unknown long one, or the value of a long one
+ * given an argument it does not take (a known option: only a long one can
+ * be refused so). */
+static int bad_option(int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+	bool is_long = optopt == 0 || optopt >= 256;
+	bool known = optopt >= 256 ||
+		     (optopt > 0 && strchr(shortopts + 1, optopt));
+
+	if (c == ':' && is_long)
+		fprintf(stderr, "maptap: option '%s' requires an argument\n", arg);
+	else if (c == ':')
+		fprintf(stderr, "maptap: option requires an argument -- '%c'\n",
+			optopt);
+	else if (known)
+		fprintf(stderr, "maptap: option '%.*s' doesn't allow an argument\n",
+			(int)strcspn(arg, "="), arg);
+	else if (is_long)
+		fprintf(stderr, "maptap: unrecognized option '%s'\n", arg);
+	else
+		fprintf(stderr, "maptap: invalid option -- '%c'\n", optopt);
+	fputs("Try 'maptap --help' for more information.\n", stderr);
+	return 1;
+}
+
 static int parse_args(int argc, char **argv, struct driver_opts *o)
 {
 	static const struct option longopts[] = {
@@ -138,8 +169,8 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->last_pass = 5;
-	while ((c = getopt_long(argc, argv, "c:x:e:o:p:vwD:G:I:T:d:hV",
-				longopts, NULL)) != -1) {
+	opterr = 0;	/* bad_option() says it, naming maptap */
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			o->target_cmd = optarg;
@@ -234,8 +265,7 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 			printf("maptap %s\n", maptap_version());
 			exit(0);
 		default:
-			usage(stderr);
-			return 1;
+			return bad_option(c, argv);
 		}
 	}
 	if (!o->script_text && optind < argc)

@@ -121,6 +121,21 @@ else
 	fail "-x with a pid that does not exist is refused before anything runs"
 fi
 
+# A usage error is the error and where to look, not the whole usage, as
+# stap and strace print it.
+for opt in --no-such-option -q; do
+	err=$("$maptap" $opt -e 'probe begin { exit() }' 2>&1 >/dev/null)
+	rc=$?
+	first=$(printf '%s\n' "$err" | head -n 1)
+	if [ $rc -eq 1 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 2 ] &&
+	   case $first in maptap:*) true ;; *) false ;; esac &&
+	   [ "$(printf '%s\n' "$err" | tail -n 1)" = "Try 'maptap --help' for more information." ]; then
+		ok "$opt: one line and \"Try 'maptap --help'\""
+	else
+		diag "rc=$rc $err"; fail "$opt: one line and \"Try 'maptap --help'\""
+	fi
+done
+
 # The tapsets are the installed ones or those MAPTAP_TAPSET names; no
 # directory of the source tree is compiled in (a root maptap would read
 # whatever anyone put there).  A missing one is one line.
