@@ -263,6 +263,12 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 			exit(0);
 		case 'V':
 			printf("maptap %s\n", maptap_version());
+			fputs("License GPL-2.0-or-later (libmaptap: "
+			      "LGPL-2.1-or-later): COPYING, COPYING.LIB.\n"
+			      "This is free software; see the source for "
+			      "copying conditions.  There is NO\n"
+			      "warranty; not even for MERCHANTABILITY or "
+			      "FITNESS FOR A PARTICULAR PURPOSE.\n", stdout);
 			exit(0);
 		default:
 			return bad_option(c, argv);

@@ -121,6 +121,15 @@ else
 	fail "-x with a pid that does not exist is refused before anything runs"
 fi
 
+# --version: the version, then the licence, as stap and strace print it.
+out=$("$maptap" --version)
+if printf '%s\n' "$out" | head -n 1 | grep -qE '^maptap [0-9]+\.[0-9]+\.[0-9]+$' &&
+   printf '%s\n' "$out" | sed -n 2p | grep -q 'GPL-2.0-or-later (libmaptap: LGPL-2.1-or-later)'; then
+	ok "--version: version and licence"
+else
+	diag "$out"; fail "--version: version and licence"
+fi
+
 # A usage error is the error and where to look, not the whole usage, as
 # stap and strace print it.
 for opt in --no-such-option -q; do
