@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # quickstart.sh -- install what maptap needs, build it, and run the demo or
 # the testsuite.  Meant for root on a fresh Debian 12 machine; on a machine
 # that has everything it only builds.

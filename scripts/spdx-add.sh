@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # spdx-add.sh -- give every file git tracks that needs one an
 # SPDX-License-Identifier line, or with --check list those that lack it
 # (or carry the wrong one) and exit 1.  Idempotent: a file that has the

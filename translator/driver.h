@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* driver.h -- the maptap program's parsed command line, shared by the
  * driver (main.c) and the SystemTap-language front end.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* elaborate.c -- pass 2: tapsets, probe points, symbols.
  *
  * As stap's elaborate.cxx: the script's probe points are matched against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* main.c -- the maptap program: the command line, and the hand-off to the
  * SystemTap-language front end: the user's script, or without one the
  * default event log, itself a script (tapsets/maptap/log.stp).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cells.sh -- sourced by stackcost.sh and reportcost.sh: the map_loop
 # workload, how to run a build's maptap, one timed cell, and the table of
 # medians.  Needs R, N and BUILD set; sets tmp, mt (BUILD's maptap with

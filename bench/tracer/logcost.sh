@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # logcost.sh -- what the default log costs as a script (tapsets/maptap/
 # log.stp) against another maptap build's log (e.g. the C log of a build
 # before it), on map_loop, text and JSON, -o /dev/null.  Cells run

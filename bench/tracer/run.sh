@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh -- what maptap costs a traced program, measured against running
 # untraced and against strace, in one run (bench/README.md).
 #

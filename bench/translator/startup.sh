@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # startup.sh -- what the translator costs before a script runs: CPU time
 # and peak RSS of `maptap -p2` for three scripts, an old build against a
 # new one (bench/README.md, "Translator start-up").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/event.h -- the events maptap reports.
  *
  * Semantics (docs/model.md, "The diff"): the model of

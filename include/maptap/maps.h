@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/maps.h -- reading a process's VMAs from the kernel.
  *
  * Two sources behind one interface: the PROCMAP_QUERY ioctl on an open

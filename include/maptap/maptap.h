@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/maptap.h -- the public C API of libmaptap, all of it.
  *
  * One header per concern; this one includes them all.

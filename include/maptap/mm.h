@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/mm.h -- the model of one address space (mm) and its diff.
  *
  * The model holds the VMAs of one mm as last read from the kernel.  A

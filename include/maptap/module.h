@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/module.h -- ELF modules and segments of traced address spaces.
  *
  * The module layer consumes the events of maptap/event.h (it never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/report.h -- who holds the address space: the attribution report
  * of maptap --report.
  * A report consumes the events of maptap/event.h and the module events of

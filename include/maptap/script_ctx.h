@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/script_ctx.h -- the per-script state of the script runtime's
  * built-in functions.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/script_error.h -- a runtime error of a SystemTap-language script.
  *
  * stap reports a runtime error as "ERROR: MSG near FILE:LINE:COL ..."; the

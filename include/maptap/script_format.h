@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/script_format.h -- the printf engine of the SystemTap script
  * language: printf, sprintf and the formatting part of print/println.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/script_map.h -- associative arrays of the SystemTap script
  * language (SystemTap Language Reference, "Associative arrays").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/script_regex.h -- the =~ and !~ operators and matched(n) of the
  * SystemTap script language.
  *

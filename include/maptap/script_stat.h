@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/script_stat.h -- statistics aggregates of the SystemTap script
  * language: "x <<< v", @count, @sum, @min, @max, @avg, @variance,
  * @hist_log and @hist_linear (SystemTap Language Reference, chapter

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/script_string.h -- the built-in string, conversion, time and
  * random functions of the SystemTap script language that need no traced
  * process (stap's tapset/string.stp, tapset/conversions.stp,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/script_value.h -- values of the SystemTap script language, the
  * growable string buffer the script runtime writes into, and the limits
  * stap lets a user set with -D.

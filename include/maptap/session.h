@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/session.h -- a tracing session: the ptrace tracer and the models
  * of every address space it follows.
  *

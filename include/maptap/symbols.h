@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/symbols.h -- user addresses to symbols and source lines.
  *
  * Resolution goes through the module tracker (maptap/module.h): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/syscalls.h -- what maptap knows about system calls, as data.
  *
  * One table per architecture (runtime/syscalls_x86_64.h, the only one so

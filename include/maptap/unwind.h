@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/unwind.h -- user stack backtraces of ptrace-stopped threads.
  *
  * An unwinder walks the call stack of one thread that the caller has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/vma.h -- one virtual memory area (VMA) as the kernel reports it.
  *
  * The fields mirror a line of /proc/PID/maps (fs/proc/task_mmu.c,

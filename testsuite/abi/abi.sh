@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # abi.sh -- what libmaptap.so exports, against the committed list
 # (testsuite/abi/libmaptap.sym), so that an ABI change is a visible diff:
 # regenerate the list with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # headers.sh -- every public header (include/maptap/*.h) compiles alone
 # as C99, C11 and C++, warning-free with -Wall -Wextra -pedantic; a C++
 # program calls the library through them (C linkage); and no header cites

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* own_now.c -- an application that defines a function named as one of
  * libmaptap's internals (mt_now_ns, the event clock), links libmaptap.so
  * and launches ARGV[1..].  While the library exported its internals, the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """mttest -- helpers for maptap's system tests (TAP output).
 
 A system test builds its small target programs at test time with the

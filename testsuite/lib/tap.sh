@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tap.sh -- TAP output for maptap's shell system tests.  Source it.
 # Each test script calls ok/fail/skip per case and tap_done at the end.
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz-libfuzzer.sh -- build the parser fuzz target with clang's libFuzzer
 # and run it for a bounded time (FUZZ_SECONDS, default 20) on the case
 # scripts as seed corpus.  SKIPs where clang or libFuzzer is missing.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # options.sh -- the command-line options the translator honours: -v pass
 # reports, -o FILE, -G NAME=VALUE, -T SECS, -w, and SIGINT ending a
 # script that runs until interrupted (end probes then run, as in stap),

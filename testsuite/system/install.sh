@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # install.sh -- a clean install: `make install` into a scratch DESTDIR,
 # then the installed files as a distribution would ship them (no
 # libmaptap.la, man pages that say where the tapsets are, docs/ and
