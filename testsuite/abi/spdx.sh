@@ -8,7 +8,10 @@
 # say which files are the project's: the check is made in a checkout.
 . "$top_srcdir/testsuite/lib/tap.sh"
 
-if ! git -C "$top_srcdir" rev-parse --show-toplevel >/dev/null 2>&1; then
+# The source tree must be the checkout's top, not a tarball unpacked
+# inside one (make distcheck's).
+gittop=$(git -C "$top_srcdir" rev-parse --show-toplevel 2>/dev/null || true)
+if [ -z "$gittop" ] || [ "$gittop" != "$(cd "$top_srcdir" && pwd -P)" ]; then
 	skip "SPDX lines: not a git checkout"
 elif err=$(cd "$top_srcdir" && sh scripts/spdx-add.sh --check 2>&1); then
 	ok "every tracked file that needs one has its SPDX-License-Identifier"
