@@ -101,18 +101,18 @@ sed -n '/^\.\\" example begin/,/^\.\\" example end/p' \
 	sed 's/\\-/-/g; s/\\e/\\/g' >"$work/mapcount.c"
 
 # Run in a mount namespace: the trees hidden under empty tmpfs, the
-# install bound at its prefix (a prefix inside a hidden tree is made
-# in its tmpfs; any other must exist).
+# install bound at its prefix (a prefix inside a hidden tree, as make
+# distcheck's, is made again in its tmpfs; any other must exist).
 cat >"$work/inner.sh" <<'EOF'
 set -e
 cd /
-mount -t tmpfs none "$top_builddir"
-mount -t tmpfs none "$top_srcdir"
-if [ ! -d "$prefix" ]; then
-	case $prefix in
-	"$top_srcdir"/*|"$top_builddir"/*) mkdir -p "$prefix" ;;
-	*) echo "no directory $prefix to bind the install at" >&2; exit 77 ;;
-	esac
+mount -t tmpfs none "$builddir_real"
+mount -t tmpfs none "$srcdir_real"
+if [ $prefix_in_tree = yes ]; then
+	mkdir -p "$prefix"		# in the tmpfs that hides its tree
+elif [ ! -d "$prefix" ]; then
+	echo "no directory $prefix to bind the install at" >&2
+	exit 77
 fi
 mount --bind "$dest$prefix" "$prefix"
 unset MAPTAP_TAPSET
@@ -129,7 +129,17 @@ flags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs maptap) &
 echo $? >"$work/mapcount.rc"
 exit 0
 EOF
-export top_builddir top_srcdir prefix dest work libdir CC
+# As the kernel names them (make distcheck's are ../..-relative), so that
+# a prefix inside a hidden tree is seen to be.
+srcdir_real=$(cd "$top_srcdir" && pwd -P)
+builddir_real=$(cd "$top_builddir" && pwd -P)
+prefix_in_tree=no
+if [ -d "$prefix" ]; then
+	case $(cd "$prefix" && pwd -P)/ in
+	"$srcdir_real"/*|"$builddir_real"/*) prefix_in_tree=yes ;;
+	esac
+fi
+export srcdir_real builddir_real prefix prefix_in_tree dest work libdir CC
 if [ "$(id -u)" -eq 0 ]; then ns="unshare -m --propagation private"
 else ns="unshare -r -m --propagation private"; fi
 $ns sh "$work/inner.sh" >"$work/ns.out" 2>&1
