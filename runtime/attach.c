@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* attach.c -- attach to a running process (maptap -x PID).
  *
  * Seize every thread, rescanning /proc/PID/task until no new tid appears

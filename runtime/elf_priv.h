@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* elf_priv.h -- the segment layer: what maptap needs from an ELF file's
  * program headers, read once per file, and the choice of the PT_LOAD a
  * VMA maps.  Private to libmaptap.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* elf_segments.c -- program headers of an ELF file and the choice of the
  * PT_LOAD a VMA maps (rules in maptap/module.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* event.c -- names of events and their two printed forms: the text log
  * (one event a line) and JSON Lines (schema: docs/json-schema.md).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hash.h -- the one 64-bit mixing function of libmaptap's hash tables.
  * Private to libmaptap (not installed).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* inject.c -- let go of a thread under the launch filter without harm.
  *
  * maptap's launch filter returns SECCOMP_RET_TRACE, and a filter cannot

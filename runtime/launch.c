@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* launch.c -- start a command as a traced child (maptap -c).
  *
  * The child waits on a pipe until the parent has seized it, installs the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* listeners.c -- answer the filters of the threads maptap let go of.
  *
  * A thread maptap lets go of under the launch filter first gets a second

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* loop.c -- the ptrace stop state machine (docs/tracer.md).
  *
  * Every stop a tracee reports comes through mt_handle_status(), which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maps_parse.c -- parse the text of /proc/PID/maps.
  *
  * A line is written by fs/proc/task_mmu.c, show_vma_header_prefix() and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maps_reader.c -- read a process's VMAs: PROCMAP_QUERY or maps text.
  *
  * Both sources must fill struct maptap_vma identically (maptap/maps.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mm.c -- the model of one address space: lookups, updates, verification.
  *
  * An update runs in four steps so that it either happens whole or not at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mm_diff.c -- turn a refresh of the model into address-space events.
  *
  * The rules are DESIGN.md's ("Address-space events") and docs/model.md's:

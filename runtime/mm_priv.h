@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mm_priv.h -- private: struct maptap_mm, and what mm.c (the model) and
  * mm_diff.c (turning a refresh into events) share. */
 #ifndef MAPTAP_MM_PRIV_H

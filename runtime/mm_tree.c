@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mm_tree.c -- the treap behind struct maptap_mm (see mm_tree.h). */
 #include <config.h>
 

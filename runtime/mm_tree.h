@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* mm_tree.h -- private: the ordered set of VMAs behind struct maptap_mm.
  *
  * A treap (a binary search tree keyed by vm_start whose nodes also form a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* module.c -- module instances of each address space, kept from the range
  * events of the session (rules in maptap/module.h).
  *

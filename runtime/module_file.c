@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* module_file.c -- opening the file a VMA really maps, and the cache of
  * files shared by every address space of a tracker.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* module_index.c -- the module tracker's indexes: instances sorted by
  * (pid, lowest address), and a chained hash of address spaces by pid.
  *

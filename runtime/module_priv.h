@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* module_priv.h -- the module tracker's objects, shared by module*.c and
  * sym*.c.  Private to libmaptap.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* procfs.c -- the few facts the tracer reads from /proc (proc(5)). */
 #include "tracer.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* procmap_query.h -- private: the PROCMAP_QUERY ioctl of /proc/PID/maps.
  *
  * Linux 6.11 added it (include/uapi/linux/fs.h, fs/proc/task_mmu.c

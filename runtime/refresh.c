@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* refresh.c -- bring an address-space model up to date after a call, an
  * exec or an attach, and hand the differences to the session as events.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report.c -- maptap --report: who holds the address space.
  *
  * Per process (record), an interval map of the mapped bytes, each range

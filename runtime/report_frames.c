@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report_frames.c -- the report's view of a stack: which frames are the
  * C library's or the loader's mapping and allocation internals (skipped
  * to find the call site), which name dlopen/dlclose, and the frames'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report_imap.c -- the report's per-process interval map: every mapped
  * byte range carries (site, class).
  *

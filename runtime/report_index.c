@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report_index.c -- the report's hash index (open addressing from a hash
  * to an index into an array the caller owns: pids, classes, sites) and
  * its growable arrays.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report_print.c -- the report as text (docs/report.md) and as JSON Lines
  * (docs/json-schema.md, "The report").  Tables are sorted largest first,
  * ties by first appearance, so that two runs print alike.

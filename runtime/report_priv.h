@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report_priv.h -- private: the pieces of maptap/report.h.
  *
  * report_imap.c  the per-process interval map: byte ranges -> (site, class)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report_sites.c -- the report's call sites and classes: what a range
  * of mapped bytes is charged to (the site: a few frames of the stack
  * after the allocation internals, or a pseudo site) and what it is (the

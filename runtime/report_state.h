@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* report_state.h -- private: the state of a report, shared by report.c
  * (processes and the event rules), report_sites.c (sites and classes),
  * report_index.c (hash index, arrays) and report_print.c (printing).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* seccomp.c -- the filter that makes a launched process stop only on the
  * calls maptap must see (seccomp(2), SECCOMP_RET_TRACE).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* session.c -- the session object: its tables of threads, processes and
  * address spaces, its messages, and the public entry points that are not
  * the stop loop (launch.c, attach.c, loop.c).

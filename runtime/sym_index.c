@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sym_index.c -- one sorted symbol index per ELF file, built once from the
  * symbols libdwfl finds (rules in maptap/symbols.h).
  *

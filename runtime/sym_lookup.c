@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sym_lookup.c -- maptap_sym_lookup(): address -> module instance ->
  * that file's symbol index, and demangling on request.
  */

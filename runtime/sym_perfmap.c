@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sym_perfmap.c -- JIT code described by /tmp/perf-PID.map.
  *
  * A JIT (V8, LuaJIT, the JVM with perf-map-agent, CPython 3.12 -X perf)

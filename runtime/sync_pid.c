@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sync_pid.c -- maptap_modules_sync_pid(): the module tracker from one
  * read of /proc/PID/maps (maptap/module.h).
  *

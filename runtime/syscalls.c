@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* syscalls.c -- lookups in the per-architecture system call tables and the
  * range rules of the address-space changing calls.
  */

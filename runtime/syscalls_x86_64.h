@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* syscalls_x86_64.h -- the x86_64 system call table, as data.
  *
  * Numbers and names from the kernel's arch/x86/entry/syscalls/syscall_64.tbl

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* tracer.h -- private: the session's objects and the ptrace state machine.
  *
  * Objects: a session owns threads (one per traced tid, in a hash table),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind.c -- maptap_unwind(): libunwind's remote walk with maptap's
  * accessors (unwind_mem.c, unwind_tables.c), frame by frame, with the
  * checks that turn a doubtful frame into an end marker.

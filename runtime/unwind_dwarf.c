@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind_dwarf.c -- one frame step by DWARF CFI, decoded by elfutils'
  * libdw: from .eh_frame first, and from .debug_frame for code whose CFI
  * is not in .eh_frame (built with -fno-asynchronous-unwind-tables, older

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind_mem.c -- registers and memory of the stopped thread, as
  * libunwind's accessors.
  *

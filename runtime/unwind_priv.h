@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind_priv.h -- the unwinder's objects, shared by unwind*.c.  Private
  * to libmaptap.
  *

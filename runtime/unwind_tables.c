@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* unwind_tables.c -- libunwind's find_proc_info through maptap's module
  * layer.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* user_mem.c -- read a traced process's memory (maptap_read_user).
  *
  * process_vm_readv(2) copies straight from the target's pages, no stop

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* vma.c -- VMA kinds, permission strings, and the VMA buffer.
  *
  * The buffer keeps every name in one arena so that a full read of a

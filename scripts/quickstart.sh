@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # quickstart.sh -- install what maptap needs, build it, and run the demo or
 # the testsuite.  Meant for root on a fresh Debian 12 machine; on a machine
 # that has everything it only builds.
@@ -58,7 +59,10 @@ build)
 	;;
 demo)
 	make -j"$(nproc)" testsuite/targets/demo testsuite/targets/demo-child >&2
-	echo "quickstart: ./maptap -c testsuite/targets/demo" >&2
+	# Not installed: the tapsets are the source tree's (maptap(1)).
+	MAPTAP_TAPSET=$top/tapsets
+	export MAPTAP_TAPSET
+	echo "quickstart: MAPTAP_TAPSET=$top/tapsets ./maptap -c testsuite/targets/demo" >&2
 	exec ./maptap -c "testsuite/targets/demo"
 	;;
 check)

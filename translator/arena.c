@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* arena.c -- bump allocator; see arena.h. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* arena.h -- bump allocator for the translator's long-lived objects.
  *
  * Tokens, AST nodes and symbols live as long as the session that made

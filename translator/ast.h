@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ast.h -- the parse tree of a SystemTap-language file, and the symbols
  * elaboration attaches to it.
  *

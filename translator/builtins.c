@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* builtins.c -- the script functions maptap implements in C.
  *
  * These are the functions stap's tapsets define with embedded C (string.stp,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* builtins_proc.c -- script functions of the process context: pid, tid,
  * ppid, execname, the ids, target, stp_pid, is_return, cmdline_*; and
  * the two helpers the default log script (tapsets/maptap/log.stp) needs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* builtins_stack.c -- script functions of user backtraces (stap's
  * ucontext-unwind and ucontext-symbols tapsets): ubacktrace,
  * print_ubacktrace, sprint_ubacktrace, print_ubacktrace_brief,

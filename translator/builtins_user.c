@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* builtins_user.c -- script functions of the user symbols and user memory:
  * usymname, umodname, user_string, user_long, register, vma_*, ... (issue
  * 5).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cvars.c -- context variables of probes on traced processes: which
  * probe point offers which (pass 2), and their values (pass 5).
  *

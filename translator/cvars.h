@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cvars.h -- the context variables ($name) of probes on traced processes:
  * which probe has which, their types at pass 2, their values at pass 5.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* driver.h -- the maptap program's parsed command line, shared by the
  * driver (main.c) and the SystemTap-language front end.
  *
@@ -64,6 +65,14 @@ struct driver_sigstate {
  * tracees' stops (sigstart.c).  Call it first thing in main().
  * maptap(1), SIGNALS, has the rules. */
 void driver_signals_at_start(struct driver_sigstate *st);
+
+/* The tapset directory, read after the -I ones: $MAPTAP_TAPSET when set
+ * and not empty (as SYSTEMTAP_TAPSET is stap's; the testsuite's way to the
+ * source tree's tapsets/), else the installed $(pkgdatadir)/tapset.  No
+ * path into a source or build tree is compiled in: a root maptap reads
+ * only what was installed or what its caller names.  The default log is
+ * its maptap/log.stp.  A static or environment string (elaborate.c). */
+const char *driver_tapset_dir(void);
 
 /* Run a SystemTap-language script as OPTS says (translator/): parse,
  * elaborate, compile, run up to OPTS->last_pass.  Returns the process exit

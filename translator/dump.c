@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dump.c -- print parse trees back as SystemTap source (-p1, -p2).
  *
  * Like stap's printer, operands of binary operators are parenthesized so

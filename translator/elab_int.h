@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* elab_int.h -- state shared by the files of pass 2 (elaborate.c,
  * types.c). */
 #ifndef TR_ELAB_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* elaborate.c -- pass 2: tapsets, probe points, symbols.
  *
  * As stap's elaborate.cxx: the script's probe points are matched against
@@ -39,12 +40,17 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The tapset directories: -I first, then the source tree's (when
- * running from the build tree) or the installed one. */
+const char *driver_tapset_dir(void)
+{
+	const char *env = getenv("MAPTAP_TAPSET");
+
+	return env && *env ? env : MAPTAP_TAPSETDIR;
+}
+
+/* The tapset directories: -I first, then driver_tapset_dir(). */
 static void tapset_dirs(struct tr_session *s)
 {
 	const struct driver_opts *o = s->opts;
-	struct stat st;
 	int i;
 
 	if (s->tapset_dirs.n || s->no_tapsets)
@@ -52,17 +58,7 @@ static void tapset_dirs(struct tr_session *s)
 	for (i = 0; o && i < o->n_include_dirs; i++)
 		vec_push(&s->arena, &s->tapset_dirs,
 			 (void *)o->include_dirs[i]);
-#ifdef MAPTAP_SRC_TAPSETDIR
-	if (stat(MAPTAP_SRC_TAPSETDIR, &st) == 0 && S_ISDIR(st.st_mode)) {
-		vec_push(&s->arena, &s->tapset_dirs,
-			 (void *)MAPTAP_SRC_TAPSETDIR);
-		return;
-	}
-#endif
-#ifdef MAPTAP_TAPSETDIR
-	vec_push(&s->arena, &s->tapset_dirs, (void *)MAPTAP_TAPSETDIR);
-#endif
-	(void)st;
+	vec_push(&s->arena, &s->tapset_dirs, (void *)driver_tapset_dir());
 }
 
 /* Paths of DIR's files ending in SUFFIX, sorted so runs are repeatable. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* elaborate.h -- pass 2: probe-point resolution, symbol resolution, type
  * inference; and what pass 3 adds (slots, compiled formats).
  */

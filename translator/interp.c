@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* interp.c -- pass 5: evaluate an elaborated script; see interp.h.
  *
  * The error model is stap's (translate.cxx, the probe epilogue): a

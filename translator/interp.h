@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* interp.h -- pass 5: the interpreter of an elaborated script.
  *
  * A tree-walking interpreter over the resolved parse tree: locals live

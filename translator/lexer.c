@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lexer.c -- SystemTap-language tokens.
  *
  * The rules follow the SystemTap language reference (langref, "Lexical

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* main.c -- the maptap program: the command line, and the hand-off to the
  * SystemTap-language front end: the user's script, or without one the
  * default event log, itself a script (tapsets/maptap/log.stp).
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *fp)
@@ -115,6 +117,37 @@ static int check_runtime(const char *mode)
 		      "is accepted", mode);
 }
 
+static const char shortopts[] = ":c:x:e:o:p:vwD:G:I:T:d:hV";
+
+/* A usage error: what was wrong in one line, in getopt's words but
+ * naming maptap (not argv[0]), then where the usage is, as stap and strace
+ * say it.  C is getopt_long()'s ':' (missing argument) or '?'; optopt is
+ * the short option, 0 for an unknown long one, or the value of a long one
+ * given an argument it does not take (a known option: only a long one can
+ * be refused so). */
+static int bad_option(int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+	bool is_long = optopt == 0 || optopt >= 256;
+	bool known = optopt >= 256 ||
+		     (optopt > 0 && strchr(shortopts + 1, optopt));
+
+	if (c == ':' && is_long)
+		fprintf(stderr, "maptap: option '%s' requires an argument\n", arg);
+	else if (c == ':')
+		fprintf(stderr, "maptap: option requires an argument -- '%c'\n",
+			optopt);
+	else if (known)
+		fprintf(stderr, "maptap: option '%.*s' doesn't allow an argument\n",
+			(int)strcspn(arg, "="), arg);
+	else if (is_long)
+		fprintf(stderr, "maptap: unrecognized option '%s'\n", arg);
+	else
+		fprintf(stderr, "maptap: invalid option -- '%c'\n", optopt);
+	fputs("Try 'maptap --help' for more information.\n", stderr);
+	return 1;
+}
+
 static int parse_args(int argc, char **argv, struct driver_opts *o)
 {
 	static const struct option longopts[] = {
@@ -137,8 +170,8 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->last_pass = 5;
-	while ((c = getopt_long(argc, argv, "c:x:e:o:p:vwD:G:I:T:d:hV",
-				longopts, NULL)) != -1) {
+	opterr = 0;	/* bad_option() says it, naming maptap */
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			o->target_cmd = optarg;
@@ -231,10 +264,15 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 			exit(0);
 		case 'V':
 			printf("maptap %s\n", maptap_version());
+			fputs("License GPL-2.0-or-later (libmaptap: "
+			      "LGPL-2.1-or-later): COPYING, COPYING.LIB.\n"
+			      "This is free software; see the source for "
+			      "copying conditions.  There is NO\n"
+			      "warranty; not even for MERCHANTABILITY or "
+			      "FITNESS FOR A PARTICULAR PURPOSE.\n", stdout);
 			exit(0);
 		default:
-			usage(stderr);
-			return 1;
+			return bad_option(c, argv);
 		}
 	}
 	if (!o->script_text && optind < argc)
@@ -248,20 +286,6 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 	return 0;
 }
 
-/* The default log is a script (tapsets/maptap/log.stp): from the source
- * tree when running from the build tree, else the installed one, as
- * tapsets are found (elaborate.c). */
-static const char *log_script(void)
-{
-#ifdef MAPTAP_SRC_TAPSETDIR
-	static const char src[] = MAPTAP_SRC_TAPSETDIR "/maptap/log.stp";
-
-	if (access(src, R_OK) == 0)
-		return src;
-#endif
-	return MAPTAP_TAPSETDIR "/maptap/log.stp";
-}
-
 /* Without a script: run the log script on the target.  --json sets its
  * json global; MAXSTRINGLEN is raised so that no path is cut short
  * (a -D of the user's comes later and wins). */
@@ -270,10 +294,15 @@ static int run_log(struct driver_opts *o)
 	static char json_on[] = "json=1";
 	static char stacks_on[] = "stacks=1";
 	struct driver_define *d;
+	char log[PATH_MAX];
 
 	if (!o->target_cmd && !o->target_pid)
 		return refuse("nothing to trace: give -c 'CMD' or -x PID, or a script");
-	o->script_file = log_script();
+	/* The default log is a script of the tapset directory's. */
+	if (snprintf(log, sizeof(log), "%s/maptap/log.stp",
+		     driver_tapset_dir()) >= (int)sizeof(log))
+		return refuse("MAPTAP_TAPSET: path too long");
+	o->script_file = log;
 	if (o->json && add_define(&o->globals, &o->n_globals, json_on))
 		return refuse("out of memory");
 	if (o->stacks && add_define(&o->globals, &o->n_globals, stacks_on))
@@ -298,6 +327,23 @@ static int run_report_only(struct driver_opts *o)
 {
 	o->script_text = "probe never {}";
 	return translator_run(o);
+}
+
+/* Every run reads the tapset directory (the default log is one of its
+ * scripts): one line when it is not there, rather than a script that
+ * cannot find its probes. */
+static int check_tapset_dir(void)
+{
+	const char *dir = driver_tapset_dir();
+	struct stat st;
+
+	if (stat(dir, &st) != 0)
+		return refuse("tapset directory %s: %s (not installed? "
+			      "MAPTAP_TAPSET names another, see maptap(1))",
+			      dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return refuse("tapset directory %s: not a directory", dir);
+	return 0;
 }
 
 /* Combinations of options that cannot mean anything; one line each. */
@@ -351,6 +397,8 @@ int main(int argc, char **argv)
 	if (o.target_pid && kill(o.target_pid, 0) != 0 && errno == ESRCH)
 		code = refuse("no such process: %d", (int)o.target_pid);
 	else
+		code = check_tapset_dir();
+	if (!code)
 		code = check_modes(&o);
 	if (!code)
 		code = run(&o);

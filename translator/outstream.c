@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* outstream.c -- maptap's output and diagnostics, written so that a slow
  * reader loses nothing, whatever the command does to the file.
  *

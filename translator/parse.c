@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* parse.c -- pass 1: the SystemTap-language grammar, recursive descent.
  *
  * Precedence and forms follow stap's parser as the language reference

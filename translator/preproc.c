@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* preproc.c -- stap's token-level preprocessor.
  *
  * Conditionals %( COND %? THEN %: ELSE %), macros (@define NAME(params)

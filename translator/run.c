@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* run.c -- translator_run(): the passes, in stap's order and with stap's
  * messages ("Pass 1: parse failed.  [man error::pass1]").
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* schedule.c -- the life of a running script: globals and aggregates
  * created, probes run in stap's order (init, begin by priority, timers,
  * then end or error by priority), and the final dump of globals the

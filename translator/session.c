@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* session.c -- session lifetime, source files and diagnostics in the
  * shape stap(1) prints them (parse.cxx / elaborate.cxx print_error):
  *

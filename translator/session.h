@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* session.h -- the translator's state for one run of one script.
  *
  * Everything the passes make hangs off struct tr_session: source files,

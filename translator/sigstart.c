@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sigstart.c -- the signal state maptap was started with.
  *
  * Two things need it, and only the very start of main() still has it:

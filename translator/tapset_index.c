@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tapset_index.c -- a lexical pre-scan of tapset files.
  *
  * Parsing syscalls.stp alone costs several times a trivial script's whole

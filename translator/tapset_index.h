@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tapset_index.h -- which tapset file defines which name, found by a
  * lexical scan, so that pass 2 parses only the files a script needs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* target.c -- pass 5 with traced processes: one maptap_session and one
  * module layer, and the probes their events fire (docs/probes.md).
  *

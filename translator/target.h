@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* target.h -- pass 5 with traced processes (-c CMD / -x PID): the
  * session and module layer behind I->tgt, and the probes they fire.
  *

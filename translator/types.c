@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* types.c -- pass 2 type inference and the checks that need types.
  *
  * The script language has no declarations of type: like stap's

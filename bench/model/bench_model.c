@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bench_model.c -- what the model and the readers cost, side by side.
  *
  * (a) maptap_mm_update() per call at 124, 10k and 60k VMAs against a naive

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bench_report.c -- what maptap --report's accounting costs per event.
  *
  * A fixture process holds LIVE one-page anonymous ranges (a page apart,

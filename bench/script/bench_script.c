@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bench_script.c -- what one probe handler costs the script runtime.
  *
  * A typical handler in a maptap script counts events in an associative

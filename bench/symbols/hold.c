@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hold.c -- benchmark target: dlopen the library named by argv[1] (if
  * any), say "ready", and wait for a line on stdin, so that its mappings
  * stay put while the symbolizers are measured. */

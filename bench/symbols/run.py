@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """run.py -- maptap's symbol lookups against eu-addr2line and binutils
 addr2line on the same addresses in one run.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* scale.c -- the module layer with many modules and many processes:
  * lookups per second where the tracker holds N module instances in each
  * of K address spaces, and the same addresses resolved in the past after

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # scale.sh -- run bench/symbols/scale: the module layer with N copies of
 # one library mapped in K processes (see scale.c and README.md).
 #

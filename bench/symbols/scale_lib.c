@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* scale_lib.c -- the library bench/symbols/scale maps a thousand copies
  * of: one function and a .bss larger than a page, so that most of it is
  * the anonymous VMA after the data segment (the module layer's bss

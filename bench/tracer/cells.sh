@@ -1,8 +1,13 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cells.sh -- sourced by stackcost.sh and reportcost.sh: the map_loop
 # workload, how to run a build's maptap, one timed cell, and the table of
 # medians.  Needs R, N and BUILD set; sets tmp, mt (BUILD's maptap with
 # its output to /dev/null) and the map_loop binary "$tmp/map_loop".
 here=$(cd "$(dirname "$0")" && pwd)
+# A build tree's maptap reads the tapsets MAPTAP_TAPSET names (maptap(1)):
+# this tree's, unless the caller names others.  Older builds ignore it.
+: "${MAPTAP_TAPSET:=$(cd "$here/../../tapsets" && pwd)}"
+export MAPTAP_TAPSET
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ${CC:-cc} -O2 -g -o "$tmp/map_loop" "$here/map_loop.c"
@@ -10,7 +15,7 @@ ${CC:-cc} -O2 -g -o "$tmp/map_loop" "$here/map_loop.c"
 maptap_of() {	# maptap_of DIR: the command that runs DIR's maptap
 	if [ -x "$1/.libs/maptap" ]; then	# a libtool wrapper's tree
 		echo "env LD_LIBRARY_PATH=$1/.libs $1/.libs/maptap -o /dev/null"
-	else				# maptap linked with -no-install
+	else				# a real program, no wrapper
 		echo "$1/maptap -o /dev/null"
 	fi
 }

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # hooks.sh -- what on_syscall costs a traced program (bench/README.md,
 # "System-call hooks"): builds nomap_loop and map_loop with $CC and runs
 # bench/tracer/hooks_bench on them (untraced; a session without hook;

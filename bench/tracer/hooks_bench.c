@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hooks_bench.c -- what on_syscall costs a traced program
  * (bench/README.md, "System-call hooks").
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # logcost.sh -- what the default log costs as a script (tapsets/maptap/
 # log.stp) against another maptap build's log (e.g. the C log of a build
 # before it), on map_loop, text and JSON, -o /dev/null.  Cells run
@@ -12,12 +13,17 @@ set -e
 R=${1:-5}; N=${2:-20000}
 : "${OLD:?OLD=build dir}" "${NEW:?NEW=build dir}"
 here=$(cd "$(dirname "$0")" && pwd)
+# A build tree's maptap reads the tapsets MAPTAP_TAPSET names (maptap(1)):
+# this tree's, unless the caller names others.  Older builds ignore it.
+: "${MAPTAP_TAPSET:=$(cd "$here/../../tapsets" && pwd)}"
+export MAPTAP_TAPSET
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ${CC:-cc} -O2 -o "$tmp/map_loop" "$here/map_loop.c"
 
 # The program itself: older build trees have libtool's wrapper script in
-# front of .libs/maptap, newer ones link maptap with -no-install.
+# front of .libs/maptap, newer ones a real program (-no-install, then
+# libmaptap linked in statically).
 prog() {	# DIR
 	if [ -x "$1/.libs/maptap" ]; then
 		echo "env LD_LIBRARY_PATH=$1/.libs $1/.libs/maptap"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* map_loop.c -- benchmark target: N pairs of mmap and munmap of one
  * anonymous private page, 200,000 by default.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* nomap_loop.c -- benchmark target: N system calls that never change the
  * address space (getppid), 2,000,000 by default.
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # reportcost.sh -- what maptap --report costs on a mapping-heavy loop:
 # map_loop (mmap + touch + munmap of one page) untraced, traced by a
 # script that runs nothing (the tracer's own cost), under the default

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh -- what maptap costs a traced program, measured against running
 # untraced and against strace, in one run (bench/README.md).
 #
@@ -45,6 +46,10 @@ pins="any cpu0"
 # Build the targets and run every cell ROUNDS times into $work.
 measure() {
 	here=$(cd "$(dirname "$0")" && pwd)
+	# A build tree's maptap reads the tapsets MAPTAP_TAPSET names (maptap(1)):
+	# this tree's, unless the caller names others.  Older builds ignore it.
+	: "${MAPTAP_TAPSET:=$(cd "$here/../../tapsets" && pwd)}"
+	export MAPTAP_TAPSET
 	cc=${CC:-cc}
 	maptap=${MAPTAP:-./maptap}
 	strace_bin=${STRACE:-strace}

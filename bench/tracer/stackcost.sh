@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # stackcost.sh -- what a user stack per mapping call costs: maptap's log
 # with --stacks against the log without it and against strace -k (which
 # unwinds each traced call with libunwind or libdw), on map_loop, all

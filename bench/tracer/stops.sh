@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # stops.sh -- the stop counts bench/tracer/run.sh reports, checked exactly
 # (counts, not times, so the result does not depend on the machine's load).
 #

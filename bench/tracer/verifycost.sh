@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # verifycost.sh -- what --verify costs on a process with many VMAs:
 # maptap with --verify against maptap without it, side by side, on
 # vma_loop (V VMAs made one mprotect each, then N pairs of mmap+munmap),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vma_loop.c -- benchmark target for --verify: a process with many VMAs
  * (V, 60,000 by default) that then makes N pairs of mmap and munmap of
  * one anonymous page (1,000 by default).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rusage.c -- run a command and print the CPU time and peak RSS the
  * kernel charged it (wait4(2)'s rusage): "USER_US SYS_US MAXRSS_KB".
  *

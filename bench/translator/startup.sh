@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # startup.sh -- what the translator costs before a script runs: CPU time
 # and peak RSS of `maptap -p2` for three scripts, an old build against a
 # new one (bench/README.md, "Translator start-up").
@@ -35,6 +36,10 @@ shift $((OPTIND - 1))
 
 die() { echo "startup.sh: $*" >&2; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
+# A build tree's maptap reads the tapsets MAPTAP_TAPSET names (maptap(1)):
+# this tree's, unless the caller names others.  Older builds ignore it.
+: "${MAPTAP_TAPSET:=$(cd "$here/../../tapsets" && pwd)}"
+export MAPTAP_TAPSET
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ${CC:-cc} -O2 -o "$work/rusage" "$here/rusage.c" || die "cannot build rusage"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bench_unwind.c -- the cost of one user backtrace of depth 20 at a
  * ptrace stop: libunwind's stock ptrace accessors (_UPT_accessors of
  * libunwind-ptrace) against maptap's (maptap_unwind()), side by side on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* deep_stop.c -- the benchmark's target: 40 frames of recursion, then
  * SIGSTOP, so that a backtrace of depth 20 has 20 real frames to walk
  * (libc's raise and pthread_kill, then recursion).  Built with $CC -O2

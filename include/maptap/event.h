@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/event.h -- the events maptap reports.
  *
- * Semantics are those of DESIGN.md ("Address-space events"): the model of
+ * Semantics (docs/model.md, "The diff"): the model of
  * an mm is the function addr -> (perms, backing, name), where backing is
  * (dev, inode, file offset at addr) for a file and "anonymous" otherwise,
  * and a range event covers a maximal address range on which that function
@@ -19,6 +20,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 struct maptap_module_desc;	/* maptap/module.h */
@@ -128,6 +132,9 @@ int maptap_module_event_print_text(FILE *fp,
 int maptap_module_event_print_json(FILE *fp,
 				   const struct maptap_module_event *me);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/maps.h -- reading a process's VMAs from the kernel.
  *
  * Two sources behind one interface: the PROCMAP_QUERY ioctl on an open
@@ -15,6 +16,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 /* Parse one line of /proc/PID/maps (LINE[0..LEN), without the newline)
@@ -80,6 +84,9 @@ int maptap_maps_read_all(struct maptap_maps_reader *reader,
 /* Close READER (NULL is allowed). */
 void maptap_maps_close(struct maptap_maps_reader *reader);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/maptap.h -- the public C API of libmaptap, all of it.
  *
  * One header per concern; this one includes them all.
@@ -24,7 +25,22 @@
 #include <maptap/unwind.h>
 #include <maptap/report.h>
 
-/* The library's version, "MAJOR.MINOR.PATCH". */
+#ifdef __cplusplus
+extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
+#endif
+
+/* The library's version, "MAJOR.MINOR.PATCH" (the package's, from
+ * configure.ac), a static string.  Thread-safe. */
 const char *maptap_version(void);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/mm.h -- the model of one address space (mm) and its diff.
  *
  * The model holds the VMAs of one mm as last read from the kernel.  A
@@ -17,6 +18,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 struct maptap_mm;
@@ -70,26 +74,26 @@ struct maptap_mm_hint {
 };
 
 /* Replace the model's view of [LO, HI) (bytes, page aligned) with the
- * kernel's VMAs NEW[0..N) (address order; they may extend outside [LO, HI)
+ * kernel's VMAs VMAS[0..N) (address order; they may extend outside [LO, HI)
  * and are clipped to it; a gap between them is unmapped memory).  Emits to
  * FN, in address order, one event per maximal changed piece, naming it with
  * HINT.  Returns 0, FN's non-zero value (the model is still updated), or
- * -ENOMEM (model unchanged), -EINVAL (NEW unsorted, overlapping or with an
+ * -ENOMEM (model unchanged), -EINVAL (VMAS unsorted, overlapping or with an
  * empty VMA, or LO > HI; model unchanged).  HINT may be NULL (a resync:
  * syscall_nr -1), FN may be NULL (no events, e.g. to load a snapshot).
  * The rules that name and cut events are in docs/model.md.  Cost:
  * O(log n + k) for k VMAs in the range (~2 us at 60,000 VMAs). */
 int maptap_mm_update(struct maptap_mm *mm, uint64_t lo, uint64_t hi,
-		     const struct maptap_vma *new, size_t n,
+		     const struct maptap_vma *vmas, size_t n,
 		     const struct maptap_mm_hint *hint,
 		     maptap_event_fn fn, void *arg);
 
 /* As maptap_mm_update() for two ranges refreshed by one call (mremap's old
  * and new range), so that a move is one event.  The ranges must not
- * overlap; NEW covers both. */
+ * overlap; VMAS covers both. */
 int maptap_mm_update2(struct maptap_mm *mm, uint64_t lo1, uint64_t hi1,
 		      uint64_t lo2, uint64_t hi2,
-		      const struct maptap_vma *new, size_t n,
+		      const struct maptap_vma *vmas, size_t n,
 		      const struct maptap_mm_hint *hint,
 		      maptap_event_fn fn, void *arg);
 
@@ -125,6 +129,9 @@ size_t maptap_mm_verify_range(const struct maptap_mm *mm, uint64_t lo,
 					     void *arg),
 			      void *arg);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/module.h -- ELF modules and segments of traced address spaces.
  *
  * The module layer consumes the events of maptap/event.h (it never
@@ -47,6 +48,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 enum maptap_module_type {
@@ -233,6 +237,9 @@ struct maptap_modules_stats {
 void maptap_modules_get_stats(const struct maptap_modules *m,
 			      struct maptap_modules_stats *out);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

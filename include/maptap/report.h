@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/report.h -- who holds the address space: the attribution report
  * of maptap --report.
  * A report consumes the events of maptap/event.h and the module events of
@@ -47,6 +48,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 /* Options.  Zero-initialize, then set what you need. */
@@ -162,6 +166,9 @@ int maptap_report_totals(const struct maptap_report *r, pid_t pid,
 int maptap_report_print_text(struct maptap_report *r, FILE *fp);
 int maptap_report_print_json(struct maptap_report *r, FILE *fp);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/script_ctx.h -- the per-script state of the script runtime's
  * built-in functions.
  *
@@ -17,6 +18,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 struct maptap_script_ctx;
@@ -41,6 +45,9 @@ maptap_script_ctx_limits(struct maptap_script_ctx *ctx);
 struct maptap_script_error *
 maptap_script_ctx_error(struct maptap_script_ctx *ctx);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

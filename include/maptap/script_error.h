@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/script_error.h -- a runtime error of a SystemTap-language script.
  *
  * stap reports a runtime error as "ERROR: MSG near FILE:LINE:COL ..."; the
@@ -17,6 +18,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 /* Longest message kept, in bytes including the NUL; longer ones are
@@ -62,6 +66,9 @@ int maptap_script_error_set(struct maptap_script_error *err,
 /* The negative errno that belongs to CODE (0 for MAPTAP_SCRIPT_E_NONE). */
 int maptap_script_errcode_errno(enum maptap_script_errcode code);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/script_format.h -- the printf engine of the SystemTap script
  * language: printf, sprintf and the formatting part of print/println.
  *
@@ -32,6 +33,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 /* Conversion flags, as bits. */
@@ -139,6 +143,9 @@ int maptap_script_fmt_render(const struct maptap_script_fmt *f,
 int maptap_script_print_value(const struct maptap_script_value *v,
 			      struct maptap_script_buf *out);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

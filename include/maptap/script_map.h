@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/script_map.h -- associative arrays of the SystemTap script
  * language (SystemTap Language Reference, "Associative arrays").
  *
@@ -33,6 +34,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 /* Most keys in one index tuple (stap's limit). */
@@ -187,6 +191,9 @@ maptap_script_entry_value(const struct maptap_script_entry *e);
  * stay readable until the snapshot goes). */
 bool maptap_script_entry_live(const struct maptap_script_entry *e);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

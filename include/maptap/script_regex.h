@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/script_regex.h -- the =~ and !~ operators and matched(n) of the
  * SystemTap script language.
  *
@@ -18,6 +19,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 /* Most groups kept for matched(n), group 0 (the whole match) included. */
@@ -49,6 +53,9 @@ int maptap_script_regex_matched(struct maptap_script_ctx *ctx, int64_t n,
  * when there was none. */
 int64_t maptap_script_regex_ngroups(struct maptap_script_ctx *ctx);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/script_stat.h -- statistics aggregates of the SystemTap script
  * language: "x <<< v", @count, @sum, @min, @max, @avg, @variance,
  * @hist_log and @hist_linear (SystemTap Language Reference, chapter
@@ -23,6 +24,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 /* Buckets of a log histogram: bucket 64 holds 0, bucket 64 + k (k >= 1)
@@ -146,6 +150,9 @@ size_t maptap_script_stat_size(const struct maptap_script_stat_desc *desc);
 void maptap_script_stat_init(struct maptap_script_stat *storage,
 			     const struct maptap_script_stat_desc *desc);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

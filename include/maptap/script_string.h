@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/script_string.h -- the built-in string, conversion, time and
  * random functions of the SystemTap script language that need no traced
  * process (stap's tapset/string.stp, tapset/conversions.stp,
@@ -24,6 +25,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 /* strlen(s): bytes in S (S[0..LEN) is the string). */
@@ -141,6 +145,9 @@ int maptap_script_concat(struct maptap_script_ctx *ctx, const char *a,
 			 size_t alen, const char *b, size_t blen,
 			 struct maptap_script_buf *out);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

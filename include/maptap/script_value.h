@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/script_value.h -- values of the SystemTap script language, the
  * growable string buffer the script runtime writes into, and the limits
  * stap lets a user set with -D.
@@ -17,6 +18,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 struct maptap_script_stat;
@@ -49,7 +53,7 @@ struct maptap_script_value {
 /* A long value. */
 static inline struct maptap_script_value maptap_script_long(int64_t l)
 {
-	struct maptap_script_value v = { .type = MAPTAP_SCRIPT_LONG };
+	struct maptap_script_value v = { MAPTAP_SCRIPT_LONG, { 0 } };
 
 	v.u.l = l;
 	return v;
@@ -59,7 +63,7 @@ static inline struct maptap_script_value maptap_script_long(int64_t l)
 static inline struct maptap_script_value
 maptap_script_string(const char *p, size_t len)
 {
-	struct maptap_script_value v = { .type = MAPTAP_SCRIPT_STRING };
+	struct maptap_script_value v = { MAPTAP_SCRIPT_STRING, { 0 } };
 
 	v.u.s.p = p;
 	v.u.s.len = len;
@@ -69,7 +73,7 @@ maptap_script_string(const char *p, size_t len)
 /* The slice wildcard "*". */
 static inline struct maptap_script_value maptap_script_any(void)
 {
-	struct maptap_script_value v = { .type = MAPTAP_SCRIPT_ANY };
+	struct maptap_script_value v = { MAPTAP_SCRIPT_ANY, { 0 } };
 
 	return v;
 }
@@ -161,6 +165,9 @@ maptap_script_buf_str(const struct maptap_script_buf *b)
 	return b->s ? b->s : "";
 }
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

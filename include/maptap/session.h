@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/session.h -- a tracing session: the ptrace tracer and the models
  * of every address space it follows.
  *
@@ -21,6 +22,10 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+/* sigset_t: POSIX has it in <signal.h> and <sys/select.h>; glibc's
+ * <signal.h> leaves it out in strict ISO C (-std=c99 without
+ * _POSIX_C_SOURCE), <sys/select.h> always defines it. */
+#include <sys/select.h>
 #include <sys/types.h>
 
 #include <maptap/event.h>
@@ -29,6 +34,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 struct maptap_session;
@@ -270,6 +278,9 @@ void maptap_session_get_stats(const struct maptap_session *s,
  * call on S. */
 const char *maptap_session_errmsg(const struct maptap_session *s);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/symbols.h -- user addresses to symbols and source lines.
  *
  * Resolution goes through the module tracker (maptap/module.h): the
@@ -49,6 +50,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 /* What to look up: any combination. */
@@ -105,6 +109,9 @@ struct maptap_sym_stats {
 void maptap_sym_get_stats(const struct maptap_modules *m,
 			  struct maptap_sym_stats *out);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/syscalls.h -- what maptap knows about system calls, as data.
  *
- * One table per architecture (runtime/syscalls_ARCH.h) names each call and
- * its class: whether it can change the address space (and how to find the
- * range it touched), replaces the program image, or is ptrace itself.  The
- * tracer consults the class; it never switches on call numbers.
+ * One table per architecture (runtime/syscalls_x86_64.h, the only one so
+ * far) names each call and its class: whether it can change the address
+ * space (and how to find the range it touched), replaces the program
+ * image, or is ptrace itself.  The tracer consults the class; it never
+ * switches on call numbers.
  */
 #ifndef MAPTAP_SYSCALLS_H
 #define MAPTAP_SYSCALLS_H
@@ -12,6 +14,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 /* What the tracer must do when a call of this class returns. */
@@ -81,6 +86,9 @@ int maptap_syscall_range(const struct maptap_syscall *sc,
 			 uint64_t *lo, uint64_t *hi,
 			 uint64_t *lo2, uint64_t *hi2);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/unwind.h -- user stack backtraces of ptrace-stopped threads.
  *
  * An unwinder walks the call stack of one thread that the caller has
@@ -49,6 +50,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 /* SystemTap's MAXBACKTRACE default: frames per backtrace when the caller
@@ -159,6 +163,9 @@ struct maptap_unwind_stats {
 void maptap_unwinder_get_stats(const struct maptap_unwinder *u,
 			       struct maptap_unwind_stats *out);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

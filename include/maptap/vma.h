@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/vma.h -- one virtual memory area (VMA) as the kernel reports it.
  *
  * The fields mirror a line of /proc/PID/maps (fs/proc/task_mmu.c,
@@ -14,6 +15,9 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
 /* Permission bits of a VMA, as the four letters "rwxp"/"rwxs" of maps. */
@@ -108,6 +112,9 @@ void maptap_vma_buf_clear(struct maptap_vma_buf *buf);
 /* Free BUF's memory and zero it. */
 void maptap_vma_buf_free(struct maptap_vma_buf *buf);
 
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 #ifdef __cplusplus
 }
 #endif

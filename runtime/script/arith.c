@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* arith.c -- division and remainder with stap's runtime error. */
 #include "ctx_impl.h"
 #include <maptap/script_string.h>

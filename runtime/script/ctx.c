@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ctx.c -- the per-script state of the built-ins. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ctx_impl.h -- the layout of struct maptap_script_ctx, shared by the
  * built-ins that keep state in it.  Private to runtime/script/. */
 #ifndef MAPTAP_RUNTIME_SCRIPT_CTX_IMPL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* error.c -- a script runtime error: class plus stap's message text. */
 #include <errno.h>
 #include <stdarg.h>

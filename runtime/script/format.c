@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* format.c -- printf formats: compile once, check at pass 2, render.
  *
  * Parsing follows stap's translator (staptree.cxx,

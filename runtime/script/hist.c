@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hist.c -- print @hist_log / @hist_linear as stap does.
  *
  * The layout follows stap's runtime/stat-common.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* map.c -- associative arrays: a chained hash table plus an insertion
  * order list, as script_map.h describes.
  *

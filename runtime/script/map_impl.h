@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* map_impl.h -- the layout of an associative array, shared by map.c
  * (the hash table) and map_snap.c (foreach snapshots).  Private to
  * runtime/script/. */

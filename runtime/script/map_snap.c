@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* map_snap.c -- foreach over an associative array: filter by a slice,
  * sort by a key column or the value, cut at the limit.
  *

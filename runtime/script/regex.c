@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* regex.c -- =~, !~, matched() and ngroups() on POSIX extended regular
  * expressions, compiled once per pattern and cached in the context. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* render.c -- turn a compiled printf format and its arguments into text,
  * byte for byte as stap's runtime (runtime/vsprintf.c) does; see
  * format.c for the rules and their source.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stat.c -- statistics aggregates: <<<, @count ... @variance, histograms.
  *
  * The arithmetic reproduces stap's runtime (runtime/stat-common.c and the

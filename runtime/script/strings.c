@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* strings.c -- stap's string built-ins (tapset/string.stp,
  * tapset/tokenize.stp) and the "." operator.  Strings are bytes; every
  * string result is cut to MAXSTRINGLEN - 1 bytes as stap's fixed-size

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* text.c -- text_str(), text_strn() and string_quoted(): a string with
  * everything that is not printable ASCII escaped, as stap's runtime
  * escapes it (runtime/linux/string.c, _stp_text_str and

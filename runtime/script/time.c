@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* time.c -- ctime(), gettimeofday_*() and randint(). */
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* value.c -- type names, -D limits and the growable string buffer. */
 #include <errno.h>
 #include <limits.h>

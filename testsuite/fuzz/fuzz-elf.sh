@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz-elf.sh -- run the ELF segment/symbol fuzz target (fuzz_elf.c) under
 # libFuzzer for 20 s, seeded with a few real ELF files.  Needs clang with
 # -fsanitize=fuzzer (Debian: clang, libclang-rt-*-dev); without it the case

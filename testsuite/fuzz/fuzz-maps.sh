@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz-maps.sh -- run the maps/mm fuzz target under libFuzzer for 20 s.
 # Needs clang with -fsanitize=fuzzer (Debian: clang, libclang-rt-*-dev);
 # without it the case is a SKIP that says why.  The deterministic run of

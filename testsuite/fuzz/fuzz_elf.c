@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_elf.c -- fuzz target for the ELF segment layer
  * (runtime/elf_segments.c) and, through a memfd, the symbol index
  * (runtime/sym_index.c, libdwfl underneath).

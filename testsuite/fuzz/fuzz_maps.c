@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_maps.c -- libFuzzer target: the maps parser and the mm diff.
  *
  * The input is maps text.  Its first half of VMAs seeds a model, the

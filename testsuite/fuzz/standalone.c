@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* standalone.c -- run the libFuzzer target without libFuzzer.
  *
  * For make check under any compiler: feed every file of the seed corpus

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # libfuzzer.sh -- shared start of the libFuzzer shell tests: source it
 # after tap.sh with NAME set.  It sets CLANG and a work directory $work
 # (removed at exit), and ends the test with a SKIP that says why when

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """mttest -- helpers for maptap's system tests (TAP output).
 
 A system test builds its small target programs at test time with the
@@ -5,7 +6,9 @@ system compiler ($CC), runs the maptap program on them with --json and
 --verify, and checks the events.  Every check is one TAP line, so the
 testsuite's summary counts cases, not files.
 
-Environment (set by `make check`): top_srcdir, top_builddir, CC.
+Environment (set by `make check`): top_srcdir, top_builddir, CC, and
+MAPTAP_TAPSET, the source tree's tapsets/ (the program knows only the
+installed ones); each defaults from this file's place when run by hand.
 """
 import json
 import os
@@ -21,6 +24,7 @@ SRCDIR = os.environ.get("top_srcdir",
                         os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILDDIR = os.environ.get("top_builddir", os.path.join(SRCDIR, "build"))
 MAPTAP = os.path.join(BUILDDIR, "maptap")
+os.environ.setdefault("MAPTAP_TAPSET", os.path.join(SRCDIR, "tapsets"))
 CC = os.environ.get("CC", "cc").split()
 TARGETS = os.path.join(SRCDIR, "testsuite", "targets")
 

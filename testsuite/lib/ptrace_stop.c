@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ptrace_stop.c -- start a program under ptrace and run it to its
  * SIGSTOP (see ptrace_stop.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ptrace_stop.h -- test and benchmark support: start a program under
  * ptrace and run it until one of its threads stops itself with SIGSTOP
  * (raise(SIGSTOP) in the targets of testsuite/targets/uw_*.c and

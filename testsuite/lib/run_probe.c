@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* run_probe.c -- test support: one probe handler at a test's stop
  * (run_probe.h). */
 #include <config.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* run_probe.h -- test support: run a script's first probe handler in the
  * process context of a test's stopped thread, without the driver.
  */

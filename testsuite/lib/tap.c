@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tap.c -- TAP output for the C unit tests; see tap.h. */
 #include "tap.h"
 

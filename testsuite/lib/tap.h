@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tap.h -- Test Anything Protocol output for maptap's C unit tests.
  *
  * Every unit test prints TAP (https://testanything.org, version 12) so that

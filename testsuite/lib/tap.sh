@@ -1,5 +1,11 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tap.sh -- TAP output for maptap's shell system tests.  Source it.
 # Each test script calls ok/fail/skip per case and tap_done at the end.
+
+# The build tree's maptap knows only the installed tapsets: name the
+# source tree's (make check does; this is for a test run by hand).
+: "${MAPTAP_TAPSET:=$top_srcdir/tapsets}"
+export MAPTAP_TAPSET
 tap_n=0
 tap_failed=0
 

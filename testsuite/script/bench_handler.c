@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bench_handler.c -- time one probe handler that updates an associative
  * array and a statistic, as a probe on every address-space event would.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz-libfuzzer.sh -- build the parser fuzz target with clang's libFuzzer
 # and run it for a bounded time (FUZZ_SECONDS, default 20) on the case
 # scripts as seed corpus.  SKIPs where clang or libFuzzer is missing.
@@ -34,8 +35,11 @@ done
 # rest: a sanitizer build's libmaptap has gcc's ASan runtime, which
 # cannot be mixed with clang's.
 files="$files $(ls "$src"/runtime/script/*.c "$src"/runtime/*.c)"
+# The target reads no tapsets (fuzz_parse.c), but the translator names
+# the installed directory, which the Makefile defines.
 # shellcheck disable=SC2086
 if "$clang" -g -O1 -fsanitize=fuzzer,address,undefined \
+	-DMAPTAP_TAPSETDIR='"/nonexistent/maptap/tapset"' \
 	-I"$top_builddir" -I"$src/include" -I"$src/translator" \
 	$files "$src/testsuite/script/fuzz_parse.c" -lm \
 	-ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind \

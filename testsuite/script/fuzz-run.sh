@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz-run.sh -- the bounded stand-alone fuzz run over the case scripts.
 . "$top_srcdir/testsuite/lib/tap.sh"
 set -- "$top_srcdir"/testsuite/script/cases/*.stp

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_main.c -- a bounded, repeatable fuzz run of fuzz_parse.c without
  * libFuzzer: every seed script given on the command line, then a fixed
  * number of mutations of them (byte flips, insertions of language

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_parse.c -- fuzz target for the translator's passes 1 and 2.
  *
  * LLVMFuzzerTestOneInput() takes any bytes as a script, parses and (when

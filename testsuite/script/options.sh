@@ -1,8 +1,9 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # options.sh -- the command-line options the translator honours: -v pass
 # reports, -o FILE, -G NAME=VALUE, -T SECS, -w, and SIGINT ending a
 # script that runs until interrupted (end probes then run, as in stap),
-# --runtime=MODE.
+# --runtime=MODE, MAPTAP_TAPSET.
 . "$top_srcdir/testsuite/lib/tap.sh"
 
 maptap=${MAPTAP:-$top_builddir/maptap}
@@ -119,6 +120,54 @@ if [ $rc -eq 1 ] && [ "$err" = "maptap: no such process: $gone" ] &&
 else
 	diag "rc=$rc err=$err out=$out keep=$(cat "$tmp/keep")"
 	fail "-x with a pid that does not exist is refused before anything runs"
+fi
+
+# --version: the version, then the licence, as stap and strace print it.
+out=$("$maptap" --version)
+if printf '%s\n' "$out" | head -n 1 | grep -qE '^maptap [0-9]+\.[0-9]+\.[0-9]+$' &&
+   printf '%s\n' "$out" | sed -n 2p | grep -q 'GPL-2.0-or-later (libmaptap: LGPL-2.1-or-later)'; then
+	ok "--version: version and licence"
+else
+	diag "$out"; fail "--version: version and licence"
+fi
+
+# A usage error is the error and where to look, not the whole usage, as
+# stap and strace print it.
+for opt in --no-such-option -q; do
+	err=$("$maptap" $opt -e 'probe begin { exit() }' 2>&1 >/dev/null)
+	rc=$?
+	first=$(printf '%s\n' "$err" | head -n 1)
+	if [ $rc -eq 1 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 2 ] &&
+	   case $first in maptap:*) true ;; *) false ;; esac &&
+	   [ "$(printf '%s\n' "$err" | tail -n 1)" = "Try 'maptap --help' for more information." ]; then
+		ok "$opt: one line and \"Try 'maptap --help'\""
+	else
+		diag "rc=$rc $err"; fail "$opt: one line and \"Try 'maptap --help'\""
+	fi
+done
+
+# The tapsets are the installed ones or those MAPTAP_TAPSET names; no
+# directory of the source tree is compiled in (a root maptap would read
+# whatever anyone put there).  A missing one is one line.
+err=$(MAPTAP_TAPSET=$tmp/none "$maptap" -e 'probe begin { exit() }' 2>&1)
+rc=$?
+want="maptap: tapset directory $tmp/none: No such file or directory (not installed? MAPTAP_TAPSET names another, see maptap(1))"
+if [ $rc -eq 1 ] && [ "$err" = "$want" ]; then
+	ok "a missing tapset directory is one line"
+else
+	diag "rc=$rc $err"; fail "a missing tapset directory is one line"
+fi
+mkdir -p "$tmp/ts/maptap"
+printf 'function here() { return "tapset of MAPTAP_TAPSET" }\n' >"$tmp/ts/mine.stp"
+printf 'probe process.begin { printf("own log %%s\\n", execname()) }\n' \
+	>"$tmp/ts/maptap/log.stp"
+out=$(MAPTAP_TAPSET=$tmp/ts "$maptap" -e 'probe begin { println(here()); exit() }' 2>&1)
+log=$(MAPTAP_TAPSET=$tmp/ts "$maptap" -c true 2>&1)
+if [ "$out" = "tapset of MAPTAP_TAPSET" ] && [ "$log" = "own log true" ]; then
+	ok "MAPTAP_TAPSET names the tapsets and the default log's script"
+else
+	diag "$out"; diag "$log"
+	fail "MAPTAP_TAPSET names the tapsets and the default log's script"
 fi
 
 tap_done

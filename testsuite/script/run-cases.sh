@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run-cases.sh -- run every cases/NAME.stp through maptap and compare.
 #
 # A case is NAME.stp plus the expected results:

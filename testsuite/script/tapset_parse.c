@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tapset_parse.c -- every real-world tapset file parses at -p1.
  *
  * Walks a SystemTap tapset tree (STAP_TAPSET_DIR, else Debian's

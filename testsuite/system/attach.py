@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """attach.py -- maptap -x: threads created during attach, SIGINT while the
 target is busy, ^Z/fg (SIGSTOP, SIGCONT) in both modes, and the inputs
 maptap must refuse (one line on stderr, exit 1, the target unharmed).

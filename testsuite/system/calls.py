@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """calls.py -- the less common calls that can change the address space:
 mremap(MREMAP_DONTUNMAP), an mprotect that fails half way, a refused
 MAP_FIXED_NOREPLACE, calls that only split VMAs (madvise, mlock, munlock,

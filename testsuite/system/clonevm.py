@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """clonevm.py -- a thread and a process that shares its parent's mm are
 told apart: vfork()+exec, vfork()+_exit, clone(CLONE_VM|SIGCHLD) and a
 pthread, in the text log, in JSON, and in scripts ($thread, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """examples.py -- each script of examples/ run on a target built at test
 time, its output checked against what the target, readelf and the kernel
 say.

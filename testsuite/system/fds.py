@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """fds.py -- the launched command starts with the descriptors maptap was
 started with, and no others: the -o file, the tapsets and scripts maptap
 read, the files of its module layer are maptap's own (O_CLOEXEC).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """filters.py -- a target's own seccomp filter acts as it would untraced
 (docs/tracer.md, "Other seccomp filters in the target"):
 

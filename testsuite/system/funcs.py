@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """funcs.py -- system tests of the user-symbol, user-memory and vma_
 script functions (translator/builtins_user.c, docs/functions.md).
 

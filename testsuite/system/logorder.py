@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """logorder.py -- the default log (tapsets/maptap/log.stp) around module
 events, and the mark of an anonymous copy of a segment.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """mapstorm.py -- threads that mmap, mprotect and munmap at full speed.
 
 One thread's munmap often frees a range that another thread's next mmap

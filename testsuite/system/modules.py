@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """modules.py -- system tests of maptap's module, segment and symbol layer.
 
 Each case builds testsuite/targets/m_main.c (and m_lib.c) at test time in

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """output.py -- maptap's output on a pipe it shares with its command
 (maptap(1), OUTPUT).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """probes.py -- probe points on traced processes (docs/probes.md): the
 order of process.begin/end/thread.begin/thread.end for a fork+exec, a
 plain exec and an exec from a thread of a private copy of a program;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """procs.py -- processes: fork, vfork+exec, posix_spawn, exit status
 passthrough, signals delivered unchanged, and traced processes that
 trace others (PTRACE_TRACEME, a seized thread, LeakSanitizer, strace,

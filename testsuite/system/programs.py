@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """programs.py -- real programs and the log formats: ls -l, python3 -c
 'import json', shell pipelines, the demo; the text log (a header, one
 line an event, the same events as JSON); JSON for file names that are

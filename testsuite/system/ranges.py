@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """ranges.py -- one address-space change per run, checked to the page:
 dlopen/dlclose, MAP_FIXED over a library's text, partial munmap, mprotect
 splits, mremap grow/shrink in place and move, brk grow and shrink.

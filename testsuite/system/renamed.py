@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """renamed.py -- a mapped file renamed, then unlinked, is no difference
 for --verify: the kernel prints a file's name as it is when maps is read,
 so the name changes with no system call on the mapping, while the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """report.py -- maptap --report: who holds the address space, checked
 against what the targets themselves see in /proc/self/maps.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """signals.py -- signals at maptap's start, and the command's signal state
 (maptap(1), SIGNALS).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """stackgrow.py -- changes made without a system call, seen at the stops
 maptap has, and --verify's checks (issue 17, parts 6 and 7).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """stacks.py -- maptap --stacks: the log gives each mapping call the user
 stack of the thread that made it.  The target (uw_mmap.c) maps 73728
 bytes through main -> a -> b -> mmap; built at -O0 with frame pointers

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """syscalls_tapset.py -- the syscall and memory tapsets, as stap's own
 testsuite checks them: syscall.NAME's name/argstr/retstr and decoded
 variables for mmap2, munmap, mprotect, mremap, brk and openat with exact

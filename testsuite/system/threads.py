@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """threads.py -- threads mapping concurrently, and exec from a thread
 that is not the leader.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """vforkwait.py -- maptap -x and a parent asleep in vfork(2): it cannot
 stop for maptap until its child execs, maybe never.  SIGINT must still
 end maptap at once and leave the target untraced (whether the vfork began

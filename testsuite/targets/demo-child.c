@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* demo-child.c -- exec'd by demo: a new program image that maps one more
  * file and exits with status 0. */
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* demo.c -- the Quick start's target: a small program that exercises every
  * kind of address-space change maptap reports, slowly enough to read.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ex_anon.c -- the target of examples.py's anonymous-memory case.
  *
  * Usage: ex_anon none|map.  With "map": a 1024 KiB anonymous mapping,

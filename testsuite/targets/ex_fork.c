@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ex_fork.c -- the target of examples.py's fork case: a forked child
  * that does not exec, and one whose image ends by exec.
  *

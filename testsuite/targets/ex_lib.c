@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ex_lib.c -- the library ex_libs loads: code, data and bss, so it has
  * every kind of segment. */
 int ex_lib_counter = 1;

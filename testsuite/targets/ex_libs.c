@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ex_libs.c -- the target of examples.py's library timeline and
  * module-bytes cases: dlopen a library, report where it was loaded,
  * dlclose it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ex_wx.c -- the target of examples.py's W^X audit case: memory made
  * executable after it was writable (anonymous and file-backed), an RWX
  * mapping, and nothing else unusual.  Fixed addresses so the audit's

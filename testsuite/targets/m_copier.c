@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* m_copier.c -- a shared library for m_textcopy: moves a range of
  * executable memory onto anonymous memory, as programs that put their
  * text on huge pages do.  It runs from the library, so the range it

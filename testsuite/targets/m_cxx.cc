@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 // m_cxx.cc -- C++ target for the demangling test: prints the addresses of
 // a namespaced function, a template instance and a static member, then
 // "ready", and waits for a line on stdin.  It formats one line with an

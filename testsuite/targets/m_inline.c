@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* m_inline.c -- target of the source-line tests: a function inlined into
  * another (built with -O2 -g), so that addresses of the caller lie in
  * inlined code.  Prints "sym main NAME ADDR" for the caller, then

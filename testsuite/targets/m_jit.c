@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* m_jit.c -- target for the perf map test: "JIT" two functions into
  * executable anonymous memory, describe them in /tmp/perf-PID.map the way
  * JITs do for perf (tools/perf/Documentation/jit-interface.txt), print

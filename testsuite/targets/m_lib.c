@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* m_lib.c -- a shared library for the module tests: one function, one
  * initialized variable, one zero-initialized array (.bss). */
 int m_lib_data = 3;

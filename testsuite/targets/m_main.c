@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* m_main.c -- target of the module tests.  Prints the addresses of its
  * own symbols, of the symbols of the libraries it is told to load, and the
  * load bias of every object as the dynamic linker sees it

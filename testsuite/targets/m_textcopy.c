@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* m_textcopy.c -- target of the module tests: replaces its own text
  * mapping by an anonymous copy (m_copy_over() of m_copier.c, linked in as
  * a shared library), then proves the copy runs and prints the addresses

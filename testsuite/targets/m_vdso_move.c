@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* m_vdso_move.c -- target of the module tests: moves its [vdso] with
  * mremap(2) to a new address, as CRIU does on restore (the kernel allows
  * moving the whole vdso: arch/x86/entry/vdso/vma.c vdso_mremap), maps

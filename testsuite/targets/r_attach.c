@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* r_attach.c -- a target that maptap -x attaches to and detaches from
  * (report.py): it prints "ready PID" and waits for a line on stdin,
  * then maps 7 MiB in late_map(), prints "late N" (the bytes it sees)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* r_chain.c -- known call chains for maptap --report (report.py).
  *
  *   main -> a -> b:  mmap 3 MiB, kept

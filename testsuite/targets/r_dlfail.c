@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* r_dlfail.c -- report.py's failed dlopen: dlopen(argv[1], RTLD_NOW) of
  * a library with an undefined symbol must fail; prints "failed 1". */
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* r_dlmain.c -- main of report.py's dlopen case: linked with
  * libloader.so, it asks load_plugin() to dlopen argv[1] (a path), calls
  * into it, and asks unload_plugin() to dlclose it.

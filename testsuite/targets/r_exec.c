@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* r_exec.c -- one pid, two program images (report.py): maps 16 MiB in
  * big_map(), prints the whole address space it sees then as "peak N"
  * (its largest moment: nothing is mapped after), and execs ARGV[1]. */

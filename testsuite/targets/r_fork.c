@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* r_fork.c -- a fork child's report (report.py): the parent maps 4 MiB
  * in parent_map() and forks; the child maps 5 MiB in child_map() and
  * exits.  Each prints the bytes of its own range as "KEY N" ("parent",

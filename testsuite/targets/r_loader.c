@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* r_loader.c -- libloader.so of report.py: a library function that
  * dlopens, and one that dlcloses, so the report must name them (and
  * their caller) as the ones that loaded and unloaded the plugin.

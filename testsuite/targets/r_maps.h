@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* r_maps.h -- what the targets of the report tests (report.py) know of
  * their own address space: /proc/self/maps read with open/read into a
  * static buffer, so that looking maps nothing (no malloc, no stdio) and

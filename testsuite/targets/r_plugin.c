@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* r_plugin.c -- libplugin.so of report.py: loaded by libloader.so's
  * load_plugin(); its bss (1 MiB) makes it a module with every kind of
  * segment. */

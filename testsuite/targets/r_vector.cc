@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 // r_vector.cc -- a C++ program whose vector grows into a buffer that
 // glibc's malloc maps (report.py): the report's call site must name
 // grow_buffer(), not operator new or malloc.  It prints the bytes of

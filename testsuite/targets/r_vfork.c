@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* r_vfork.c -- a vfork child's maps are its parent's (report.py).
  * "exit": the child maps 4 MiB in vfork_map() and _exits; "exec": it
  * maps 4 MiB, then execs ARGV[2] (no arguments).  Either way the 4 MiB

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* st_calls.c -- the target of syscalls_tapset.py: known memory calls
  * between two close(-77) markers, at fixed addresses so the tapsets'
  * argstr and retstr lines can be compared exactly.

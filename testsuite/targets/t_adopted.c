@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_adopted.c -- a process that its own child ptrace-attaches to.
  *
  * The child attaches to the parent (PTRACE_SEIZE: under maptap, maptap

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_busy.c -- a busy multi-threaded target for attach, detach and stop.
  *
  * Usage: t_busy

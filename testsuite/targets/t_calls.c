@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_calls.c -- the less common calls that can change the address space.
  *
  * Usage: t_calls CALL MAPS_OUT

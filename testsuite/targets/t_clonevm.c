@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_clonevm.c -- children that share their parent's mm, and a thread.
  *
  * Usage: t_clonevm MODE

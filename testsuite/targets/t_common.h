@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_common.h -- helpers shared by the system tests' target programs.
  *
  * A target reports what it did as "KEY 0xSTART 0xEND" lines on stdout so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_deepstack.c -- grows the main stack ([stack]) by recursing, with no
  * system call that maps memory, then exits: stackgrow.py's target.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_exit.c -- end with a given exit code or signal.
  *
  * Usage: t_exit code N | t_exit raise SIG | t_exit segv

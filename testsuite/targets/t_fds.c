@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_fds.c -- print the file descriptors this process was started with
  * ("fds: 0 1 2"), so a test can compare a traced run with an untraced
  * one: a descriptor maptap opened for itself must never reach the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_filter.c -- a target that installs a seccomp filter of its own, for
  * filters.py: maptap must leave the target's filter acting exactly as it
  * would untraced (docs/tracer.md, "Other seccomp filters in the target").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_fixedstorm.c -- threads that map over and unmap one region at once.
  *
  * Usage: t_fixedstorm THREADS ROUNDS MAPS_FILE

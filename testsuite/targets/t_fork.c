@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_fork.c -- fork, vfork+exec and posix_spawn.
  *
  * Usage: t_fork MODE MAPS_OUT [wait]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_hooks.c -- target of testsuite/unit/test_hooks.c (the tracer's hooks
  * for scripts: on_syscall, on_ready, get_regs, read_user, run_until).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_lib.c -- a small shared library for the dlopen and MAP_FIXED tests:
  * some text, some data, some bss, so that it has every kind of segment. */
 int t_lib_counter = 7;

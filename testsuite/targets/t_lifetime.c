@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_lifetime.c -- processes that begin and end in a known order, and a
  * system call with known 64-bit arguments, for the probe-point tests.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_lsan.c -- a leak for LeakSanitizer to find, with threads about.
  *
  * Built with -fsanitize=address.  Four threads wait in read(2) on a pipe

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_maps.c -- one address-space change per run, with exact ranges.
  *
  * Usage: t_maps SCENARIO MAPS_OUT [LIB]

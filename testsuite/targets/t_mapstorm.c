@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_mapstorm.c -- threads that map, protect and unmap at once.
  *
  * Usage: t_mapstorm THREADS ITERATIONS

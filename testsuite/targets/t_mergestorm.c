@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_mergestorm.c -- pages mapped one at a time into a slot that one
  * thread keeps unmapping, merging with their neighbours as they come.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_names.c -- map files whose names are hard to print.
  *
  * Usage: t_names DIR MAPS_OUT

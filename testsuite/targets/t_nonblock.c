@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_nonblock.c -- a command that shares maptap's stdout and does to it
  * what node does to a pipe, or that outlives the reader of that pipe.
  *

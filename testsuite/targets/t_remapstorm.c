@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_remapstorm.c -- an mremap(MREMAP_MAYMOVE) that cannot grow in place
  * while siblings unmap and map the page it would grow into.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_renamed.c -- map a file, then rename it and unlink it while it is
  * mapped, with mapping calls in between (each makes maptap read maps,
  * and --verify compare): the kernel prints the new name, then

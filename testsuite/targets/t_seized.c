@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_seized.c -- a thread that a child of its process seizes and lets go.
  *
  * Usage: t_seized read | t_seized spin

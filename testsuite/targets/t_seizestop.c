@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_seizestop.c -- a stopped process that its child seizes and lets go.
  *
  * The process stops itself (SIGSTOP).  Its child waits for that stop,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_signals.c -- count the SIGUSR1s it receives and check who sent them.
  *
  * Usage: t_signals N SENDER_PID

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_sigstate.c -- what a launched command sees of its signal state.
  *
  * Usage: t_sigstate report     print "SigIgn HEX", "SigBlk HEX" and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_spawner.c -- keeps creating threads, before, during and after attach.
  *
  * Usage: t_spawner N

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_steps.c -- a few mapping calls in a known order, for test_errors.c:
  *
  *   mmap A (5 pages, rw)   munmap of B (3 pages, mapped before A)

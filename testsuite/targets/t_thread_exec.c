@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_thread_exec.c -- exec from a thread that is not the leader.
  *
  * Usage: t_thread_exec MAPS_OUT [wait] (the first image)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_threads.c -- several threads changing the address space at once.
  *
  * Usage: t_threads MAPS_OUT NTHREADS ROUNDS [wait]

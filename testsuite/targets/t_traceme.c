@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_traceme.c -- a traced process that traces its own child.
  *
  * The child calls ptrace(PTRACE_TRACEME) (it must succeed under maptap:

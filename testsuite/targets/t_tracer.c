@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_tracer.c -- a process that traces its own child, for maptap -x.
  *
  * The child calls PTRACE_TRACEME and stops itself; the parent waits for

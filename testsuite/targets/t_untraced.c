@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_untraced.c -- a CLONE_VM|CLONE_UNTRACED child that maps memory, as
  * LeakSanitizer's StopTheWorld tracer thread does.
  *

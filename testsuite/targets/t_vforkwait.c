@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_vforkwait.c -- a parent that sits in vfork(2) for as long as the test
  * wants: the state in which a tracer's stop request cannot be met.
  *

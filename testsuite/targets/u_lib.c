@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* u_lib.c -- the shared library of testsuite/system/funcs.py: a function,
  * a data object and a signal handler whose addresses the script must
  * resolve to this library. */

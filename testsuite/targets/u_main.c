@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* u_main.c -- target of testsuite/system/funcs.py (user-symbol and
  * user-memory script functions).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uw_chain.c -- a known call chain for the unwinder's tests: main -> a ->
  * b -> raise(SIGSTOP), where the tracer takes its backtrace.  Built at
  * test time with and without frame pointers and CFI.  Each function

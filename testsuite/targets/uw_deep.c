@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uw_deep.c -- 200 frames of one recursive function with a very long name
  * (stap truncates names, maptap must not), then SIGSTOP.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uw_dframe.c -- a call chain for the .debug_frame tests: main -> a ->
  * b -> c -> raise(SIGSTOP).  Built with -g -O2 -fomit-frame-pointer
  * -fno-asynchronous-unwind-tables, so its only CFI is in .debug_frame

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uw_lib.c -- a shared library whose inner function is static, so that
  * once the library is stripped only separate debuginfo names it.
  */

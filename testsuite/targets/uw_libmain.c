@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uw_libmain.c -- calls into uw_lib.c's library: main -> u_lib_entry ->
  * u_lib_inner -> raise(SIGSTOP).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uw_mmap.c -- main -> a -> b -> mmap of 73728 bytes (18 pages, a size
  * nothing else maps), for the backtrace script functions: a probe on that
  * mmap sees this chain.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uw_signal.c -- a stop inside a signal handler, for the unwinder's
  * tests: main -> a -> raise(SIGUSR1), whose handler calls h_inner ->
  * raise(SIGSTOP).  The walk must cross the signal frame (glibc's

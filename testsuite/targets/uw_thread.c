@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uw_thread.c -- the chain of uw_chain.c in a second thread: the stop is
  * that thread's (tid != pid), and its stack ends in the C library's
  * thread start code (start_thread, clone3), not in _start.  With any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mm_check.c -- see mm_check.h. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mm_check.h -- test helpers for the mm model: a page-granular reference
  * of the address-space function, an event log, and the replay check.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* symquery.c -- resolve addresses of a running process with libmaptap's
  * module and symbol layer; the probe the system tests and the benchmark
  * drive.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_attach_ours.c -- attaching to a process one of whose threads is
  * already traced by this very process.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_builtins_user.c -- the user-space script functions
  * (translator/builtins_user.c) on a live process, without the probe
  * points: a session attaches to a forked copy of this program and, in

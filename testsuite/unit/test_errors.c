@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_errors.c -- failures inside the stop loop (maptap/session.h,
  * "Errors while tracing"):
  *

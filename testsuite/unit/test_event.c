@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_event.c -- the text log line and the JSON object of each event. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_hooks.c -- the session's hooks for scripts (maptap/session.h):
  * on_syscall (selected calls only, raw 64-bit arguments and return
  * values, in launch and attach mode, after a mapping call's events),

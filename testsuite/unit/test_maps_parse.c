@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_maps_parse.c -- the maps text parser, VMA kinds, the VMA buffer.
  *
  * Lines are built the way fs/proc/task_mmu.c writes them (kline()), so a

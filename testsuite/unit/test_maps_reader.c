@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_maps_reader.c -- both maps sources on live processes.
  *
  * PROCMAP_QUERY and the text of /proc/PID/maps must give identical VMAs,

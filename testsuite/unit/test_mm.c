@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_mm.c -- the mm model and its diff, scenario by scenario.
  *
  * Each scenario states the kernel's VMAs before and after a system call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_mm_prop.c -- property test of the model against a naive reference.
  *
  * Random sequences of kernel states over a small address space (48

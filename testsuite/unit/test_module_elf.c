@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_module_elf.c -- the segment layer (runtime/elf_segments.c) on ELF
  * images built here in memory: segment choice per VMA, bias, kinds,
  * build-id, and truncated or corrupted headers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_module_self.c -- the module tracker and symbol lookups on this
  * very process, checked against what the dynamic linker says
  * (dl_iterate_phdr(3): each object's load bias and program headers) and

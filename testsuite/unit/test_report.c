@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_report.c -- maptap --report's accounting on fixture event
  * sequences (no ptrace): exact byte totals per process, per call site,
  * per module/segment and per anonymous name after partial unmaps,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_report_imap.c -- the report's interval map against the simplest
  * model that can be right: an array with one (site, class) per page.
  * Random assign/erase/reclass/fill/move/copy (fixed seeds, so a failure

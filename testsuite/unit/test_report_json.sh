@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_report_json.sh -- the JSON report of test_report's fixture, parsed
 # back: one object per process, the schema's fields and types, and byte
 # totals that agree (sites, modules + anon, live_bytes).

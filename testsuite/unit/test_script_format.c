@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_script_format.c -- printf formats: stap's parse errors, pass-2
  * argument checks, and rendering as stap's runtime vsnprintf renders
  * (the Linux kernel's number() rules with 64-bit values). */

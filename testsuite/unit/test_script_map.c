@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_script_map.c -- associative arrays: stap's element semantics,
  * MAXMAPENTRIES and wrap, slices, foreach snapshots and sorting. */
 #include <errno.h>

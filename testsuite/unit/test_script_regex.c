@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_script_regex.c -- =~, matched(n), ngroups() and the pattern cache. */
 #include <stdio.h>
 #include <errno.h>

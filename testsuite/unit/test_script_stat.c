@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_script_stat.c -- aggregates and histogram printing.
  *
  * Expected histograms follow the layout of stap's runtime

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_script_string.c -- string, conversion, time, random and
  * arithmetic built-ins with stap's semantics (tapset/string.stp and
  * friends, runtime/linux/string.c for the escapes). */

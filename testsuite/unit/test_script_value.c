@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_script_value.c -- the string buffer, -D limits, type names and
  * the error type. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_stack_cache.c -- the backtrace script functions
  * (translator/builtins_stack.c) share one walk per stop.
  *

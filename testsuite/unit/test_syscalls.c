@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_syscalls.c -- the syscall table and the range rules. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_tapset_index.c -- the lexical pre-scan of tapset files
  * (translator/tapset_index.c): what it indexes, what it must skip, and
  * when it gives up and marks a file eager.  A miss here would make pass 2

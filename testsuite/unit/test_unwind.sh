@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_unwind.sh -- user backtraces of targets with known call chains,
 # built now with and without frame pointers and CFI, checked frame by
 # frame through test_unwind_run (which ptraces each target to the

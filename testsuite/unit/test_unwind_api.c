@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_unwind_api.c -- the unwinder's documented errors and names
  * (include/maptap/unwind.h), without a target: what a caller gets for
  * bad arguments and for a thread it does not trace.

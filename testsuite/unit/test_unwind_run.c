@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_unwind_run.c -- run a target under ptrace until it stops itself
  * with SIGSTOP, then print the backtrace of the stopped thread as
  * libmaptap's unwinder sees it; the probe test_unwind.sh drives.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_unwind_script.sh -- the backtrace script functions (builtins_stack.c)
 # at a probe on a target's mmap: main -> a -> b -> mmap (uw_mmap.c, built
 # now), in stap's formats, with MAXBACKTRACE and MAXSTRINGLEN.
