@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""profile.py -- maptap --profile: sampled profiles of the traced threads
+(perf_event_open, docs/profile.md), checked against targets whose time
+split is known by construction.
+
+testsuite/targets/p_spin.c runs f60, f30 and f10 (p_work.c), the same
+loop 6, 3 and 1 times N iterations, interleaved in rounds; so of the CPU
+time the three take, they take 60 %, 30 % and 10 %.  N is sized at test
+time (`p_spin cal`) for about a second of CPU.  The profile's shares of
+the three must be within 5 points of that, with the functions in:
+
+  - the PIE executable,
+  - a linked shared library,
+  - a library dlopen()ed and dlclose()d before the program spins on in
+    its own after(): the rings are drained only at address-space events
+    here (-D PROFILE_DRAIN_MS=100000), so the library's samples are
+    named at its unmap, before the model forgets it -- the time-ordered
+    naming the profile relies on; named at the end they would all be
+    "[unknown]";
+  - the executable, attached with -x, and pinned to one CPU.
+
+Folded stacks (--profile=folded) must put main below the three
+functions; lost samples (a one-page ring) must be counted and printed.
+
+`profile.py CASE` runs only check_CASE.
+"""
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import mttest as t
+
+SHARES = {"f60": 60.0, "f30": 30.0, "f10": 10.0}
+ROUNDS = 10
+
+_bins = {}
+
+
+def bins():
+    """Build the targets once: (exe, lib-linked exe, dl exe, lib)."""
+    if _bins:
+        return _bins
+    tmp = t.tmpdir()
+    work = os.path.join(t.TARGETS, "p_work.c")
+    lib = t.build("p_work", shared=True,
+                  out=os.path.join(tmp, "libpwork.so"))
+    _bins["exe"] = t.build("p_spin", "-DWORK_LINKED", work,
+                           out=os.path.join(tmp, "p_exe"))
+    _bins["lib"] = t.build("p_spin", "-DWORK_LINKED", "-L" + tmp,
+                           "-lpwork", "-Wl,-rpath," + tmp,
+                           out=os.path.join(tmp, "p_lib"))
+    _bins["dl"] = t.build("p_spin", out=os.path.join(tmp, "p_dl"))
+    _bins["so"] = lib
+    r = subprocess.run([_bins["exe"], "cal"], stdout=subprocess.PIPE,
+                       text=True, check=True)
+    # one second of CPU for the ten rounds of 10 N iterations
+    _bins["n"] = max(1000, int(r.stdout) // (10 * ROUNDS))
+    return _bins
+
+
+def profile(args, prefix=()):
+    return t.maptap(["--profile"] + list(args), json_out=False,
+                    verify=False, prefix=prefix)
+
+
+def table(run):
+    """{function: (samples, module)} of a --profile table, and the
+    header's (samples, lost)."""
+    rows = {}
+    head = None
+    for line in run.stdout.splitlines():
+        m = re.match(r"maptap profile: (\d+) samples of .*, (\d+) lost$",
+                     line)
+        if m:
+            head = (int(m.group(1)), int(m.group(2)))
+            continue
+        f = line.split()
+        if len(f) >= 3 and f[0].endswith("%") and f[1].isdigit():
+            rows[f[2]] = (int(f[1]), f[3] if len(f) > 3 else "")
+    return rows, head
+
+
+def check_shares(counts, name):
+    total = sum(counts.get(f, 0) for f in SHARES)
+    if not t.ok(total >= 300, "%s: at least 300 samples in the three "
+                "functions" % name):
+        t.diag("counts: %r" % counts)
+        return
+    for f, want in SHARES.items():
+        got = 100.0 * counts.get(f, 0) / total
+        if not t.ok(abs(got - want) <= 5.0, "%s: %s has %.1f %% of the "
+                    "three (want %.0f +- 5)" % (name, f, got, want)):
+            t.diag("counts: %r" % counts)
+
+
+def check_table(name, run, module):
+    if not t.eq(run.status, 0, "%s: exit status 0" % name):
+        t.diag(run.stderr)
+        return None
+    rows, head = table(run)
+    t.ok(head is not None, "%s: the profile has its header" % name)
+    check_shares({f: rows.get(f, (0, ""))[0] for f in SHARES}, name)
+    t.eq(sorted(set(rows.get(f, (0, ""))[1] for f in SHARES)), [module],
+         "%s: the three are named in %s" % (name, os.path.basename(module)))
+    return rows
+
+
+def check_exe():
+    b = bins()
+    r = subprocess.run(["readelf", "-h", b["exe"]], stdout=subprocess.PIPE,
+                       text=True)
+    t.ok("DYN" in r.stdout, "exe: the executable is PIE (ET_DYN)")
+    run = profile(["-c", "%s run %d %d" % (b["exe"], b["n"], ROUNDS)])
+    check_table("exe", run, b["exe"])
+
+
+def check_lib():
+    b = bins()
+    run = profile(["-c", "%s run %d %d" % (b["lib"], b["n"], ROUNDS)])
+    check_table("lib", run, b["so"])
+
+
+def check_dlclose():
+    b = bins()
+    run = profile(["-D", "PROFILE_DRAIN_MS=100000", "-D",
+                   "PROFILE_PAGES=1024", "-c", "%s dl %s %d %d" %
+                   (b["dl"], b["so"], b["n"], ROUNDS)])
+    rows = check_table("dlclose", run, b["so"])
+    if rows is not None:
+        t.ok(rows.get("after", (0, ""))[0] > 0,
+             "dlclose: after() ran after the dlclose and is named too")
+        unk = rows.get("[unknown]", (0, ""))[0]
+        if not t.ok(unk * 100 <= sum(v[0] for v in rows.values()),
+                    "dlclose: under 1 % of samples [unknown]"):
+            t.diag(run.stdout)
+
+
+def check_attach():
+    b = bins()
+    tp = subprocess.Popen([b["exe"], "wait", "run", str(b["n"]),
+                           str(ROUNDS)], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True)
+    pid = int(tp.stdout.readline().split()[1])
+    full = [t.MAPTAP, "--profile", "-x", str(pid)]
+    mp = subprocess.Popen(full, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    # the thread is seized (and so sampled: on_ready opens its event
+    # before it runs on) before the target is let go
+    t.wait_until(lambda: t.tracer_pid(pid) == mp.pid, what="seized")
+    tp.stdin.write("go\n")
+    tp.stdin.close()
+    status = tp.wait(timeout=120)
+    run = t.finish(mp, full, None)
+    t.eq(status, 0, "attach: the target exited 0")
+    check_table("attach", run, b["exe"])
+
+
+def check_pinned():
+    b = bins()
+    run = profile(["-c", "%s run %d %d" % (b["exe"], b["n"], ROUNDS)],
+                  prefix=("taskset", "-c", "0"))
+    check_table("pinned", run, b["exe"])
+
+
+def check_folded():
+    b = bins()
+    run = profile(["-c", "%s run %d %d" % (b["exe"], b["n"], ROUNDS)])
+    run2 = t.maptap(["--profile=folded", "-c", "%s run %d %d" %
+                     (b["exe"], b["n"], ROUNDS)], json_out=False,
+                    verify=False)
+    if not t.eq(run2.status, 0, "folded: exit status 0"):
+        t.diag(run2.stderr)
+        return
+    leaf = {}
+    with_main = {}
+    bad = []
+    for line in run2.stdout.splitlines():
+        m = re.match(r"^(\S.*) (\d+)$", line)
+        if not m:
+            bad.append(line)
+            continue
+        frames = m.group(1).split(";")
+        n = int(m.group(2))
+        # the user leaf: a kernel sample has "[kernel]" above it
+        user = [f for f in frames if f != "[kernel]"]
+        if not user:
+            continue
+        f = user[-1]
+        leaf[f] = leaf.get(f, 0) + n
+        if "main" in user[:-1]:
+            with_main[f] = with_main.get(f, 0) + n
+    t.eq(bad, [], "folded: every line is 'a;b;c N'")
+    check_shares(leaf, "folded")
+    total = sum(leaf.get(f, 0) for f in SHARES)
+    got = sum(with_main.get(f, 0) for f in SHARES)
+    if not t.ok(total and got >= 0.95 * total,
+                "folded: main is below f60/f30/f10 in >= 95 %% of their "
+                "stacks (%d of %d)" % (got, total)):
+        t.diag(run2.stdout[:3000])
+    del run
+
+
+def check_lost():
+    b = bins()
+    run = profile(["-v", "-D", "PROFILE_DRAIN_MS=100000", "-D",
+                   "PROFILE_PAGES=1", "-c", "%s run %d %d" %
+                   (b["exe"], b["n"], ROUNDS)])
+    rows, head = table(run)
+    if not t.ok(head is not None, "lost: the profile has its header"):
+        t.diag(run.stdout + run.stderr)
+        return
+    samples, lost = head
+    t.ok(lost > 0, "lost: a one-page ring drained only at events loses "
+         "samples, and says how many (%d lost, %d kept)" % (lost, samples))
+    t.ok(re.search(r"maptap: profile: \d+ samples read, %d lost" % lost,
+                   run.stderr),
+         "lost: -v says the same number")
+
+
+CASES = ["exe", "lib", "dlclose", "pinned", "folded", "lost", "attach"]
+
+if __name__ == "__main__":
+    for c in (sys.argv[1:] or CASES):
+        globals()["check_" + c]()
+    t.done()

@@ -1,0 +1,112 @@
+/* p_spin.c -- CPU-bound target of profile.py.
+ *
+ *   p_spin cal             print how many iterations of f10's loop take
+ *                          one second of CPU time (sizes the runs)
+ *   p_spin run N ROUNDS    ROUNDS times f60(N), f30(N), f10(N), with
+ *                          the functions linked in (p_work.c built into
+ *                          the executable, or linked as a library)
+ *   p_spin dl LIB N ROUNDS the same with LIB dlopen()ed, then dlclose()d
+ *                          before the program spins a while in after()
+ *   p_spin wait ...        print "ready PID", wait for a line on stdin,
+ *                          then do what the rest of the words say (for
+ *                          mttest.attach_run)
+ *
+ * The rounds interleave the three functions, so that a change of CPU
+ * speed during the run (other load) touches each in proportion.
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef void (*work_fn)(uint64_t);
+
+#ifdef WORK_LINKED
+void f60(uint64_t n);
+void f30(uint64_t n);
+void f10(uint64_t n);
+#endif
+
+static volatile uint64_t sink;
+
+__attribute__((noinline)) static void after(uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		sink += i * i;
+}
+
+static void rounds(work_fn a, work_fn b, work_fn c, uint64_t n, long r)
+{
+	while (r-- > 0) {
+		a(n);
+		b(n);
+		c(n);
+	}
+}
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "wait") == 0) {
+		char line[16];
+
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 2;
+		argv++;
+		argc--;
+	}
+	if (argc == 2 && strcmp(argv[1], "cal") == 0) {
+		uint64_t n = 1 << 20;
+		double t0, t;
+
+		for (;;) {
+			t0 = cpu_s();
+			after(n);
+			t = cpu_s() - t0;
+			if (t > 0.2)
+				break;
+			n *= 2;
+		}
+		printf("%llu\n", (unsigned long long)((double)n / t));
+		return 0;
+	}
+#ifdef WORK_LINKED
+	if (argc == 4 && strcmp(argv[1], "run") == 0) {
+		rounds(f60, f30, f10, strtoull(argv[2], NULL, 0),
+		       atol(argv[3]));
+		return 0;
+	}
+#endif
+	if (argc == 5 && strcmp(argv[1], "dl") == 0) {
+		uint64_t n = strtoull(argv[3], NULL, 0);
+		void *h = dlopen(argv[2], RTLD_NOW);
+
+		if (!h) {
+			fprintf(stderr, "p_spin: %s\n", dlerror());
+			return 2;
+		}
+		rounds((work_fn)dlsym(h, "f60"), (work_fn)dlsym(h, "f30"),
+		       (work_fn)dlsym(h, "f10"), n, atol(argv[4]));
+		dlclose(h);
+		/* as long as f10 took: the module layer has long forgotten
+		 * the library when these are named */
+		after(n * (uint64_t)atol(argv[4]));
+		return 0;
+	}
+	fprintf(stderr, "usage: p_spin cal | run N ROUNDS | dl LIB N ROUNDS\n");
+	return 2;
+}
