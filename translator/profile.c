@@ -36,11 +36,26 @@ struct cnt_tab {
 	size_t nb, n;
 };
 
+/* One perf event configuration: the --profile's own, or the probes of a
+ * script that sample alike. */
+struct src {
+	struct tr_profile *p;
+	struct maptap_profiler *prof;
+	struct maptap_profile_opts o;
+	bool aggregate;			/* --profile's */
+	const struct tr_dprobe **probes;
+	int n;
+};
+
 struct tr_profile {
 	struct tr_target *t;
 	struct tr_profile_cfg cfg;
 	FILE *err;
-	struct maptap_profiler *prof;
+	struct src *srcs;
+	int nsrcs;
+	struct maptap_profiler *prof;	/* --profile's; NULL without */
+	tr_profile_fire_fn fire;
+	void *fire_arg;
 	struct maptap_frame *frames;
 	struct cnt_tab self;		/* "function\tmodule" of frame 0 */
 	struct cnt_tab stacks;		/* folded, outermost first */
@@ -149,6 +164,7 @@ int tr_profile_cfg_of(const struct driver_opts *o,
 	int i, k;
 
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->aggregate = o->profile != 0;
 	cfg->format = o->profile == 2 ? TR_PROFILE_FOLDED : TR_PROFILE_TOP;
 	cfg->popts.default_event = true;
 	for (i = 0; i < o->n_defines; i++)
@@ -192,11 +208,45 @@ int tr_profile_cfg_of(const struct driver_opts *o,
 	return 0;
 }
 
+/* A new source with options O; NULL after printing why. */
+static struct src *src_add(struct tr_profile *p,
+			   const struct maptap_profile_opts *o, bool aggregate)
+{
+	struct src *v = realloc(p->srcs, (size_t)(p->nsrcs + 1) * sizeof(*v));
+	struct src *sr;
+	int rc;
+
+	if (!v) {
+		fputs("maptap: out of memory\n", p->err);
+		return NULL;
+	}
+	p->srcs = v;
+	sr = &v[p->nsrcs];
+	memset(sr, 0, sizeof(*sr));
+	sr->p = p;
+	sr->o = *o;
+	sr->aggregate = aggregate;
+	rc = maptap_profiler_new(o, &sr->prof);
+	if (rc == 0 && !o->default_event)
+		rc = maptap_profile_probe(sr->prof, o->type, o->config);
+	if (rc) {
+		fprintf(p->err, "maptap: %s: %s\n", aggregate ? "--profile" :
+			"perf probe", sr->prof &&
+			*maptap_profile_errmsg(sr->prof) ?
+			maptap_profile_errmsg(sr->prof) :
+			rc == -EINVAL ? "invalid sampling options" :
+			strerror(-rc));
+		maptap_profiler_free(sr->prof);
+		return NULL;
+	}
+	p->nsrcs++;
+	return sr;
+}
+
 int tr_profile_new(struct tr_target *t, const struct tr_profile_cfg *cfg,
 		   FILE *err, struct tr_profile **out)
 {
 	struct tr_profile *p = calloc(1, sizeof(*p));
-	int rc;
 
 	if (!p) {
 		fputs("maptap: out of memory\n", err);
@@ -209,30 +259,77 @@ int tr_profile_new(struct tr_target *t, const struct tr_profile_cfg *cfg,
 		p->cfg.max_frames = 64;
 	if (!p->cfg.top)
 		p->cfg.top = 20;
+	if (!p->cfg.drain_ns)
+		p->cfg.drain_ns = TR_PROFILE_DRAIN_NS;
 	p->frames = calloc(p->cfg.max_frames, sizeof(*p->frames));
-	rc = p->frames ? maptap_profiler_new(&p->cfg.popts, &p->prof) :
-	     -ENOMEM;
-	if (rc == 0 && !p->cfg.popts.default_event)
-		rc = maptap_profile_probe(p->prof, p->cfg.popts.type,
-					  p->cfg.popts.config);
-	if (rc) {
-		fprintf(err, "maptap: --profile: %s\n", p->prof &&
-			*maptap_profile_errmsg(p->prof) ?
-			maptap_profile_errmsg(p->prof) :
-			rc == -EINVAL ? "invalid sampling options" :
-			strerror(-rc));
+	if (!p->frames) {
+		fputs("maptap: out of memory\n", err);
 		tr_profile_free(p);
 		return -1;
+	}
+	if (cfg->aggregate) {
+		struct src *sr = src_add(p, &p->cfg.popts, true);
+
+		if (!sr) {
+			tr_profile_free(p);
+			return -1;
+		}
+		p->prof = sr->prof;
 	}
 	*out = p;
 	return 0;
 }
 
+int tr_profile_add_probe(struct tr_profile *p, const struct tr_dprobe *dp)
+{
+	struct maptap_profile_opts o = { 0 };
+	const struct tr_dprobe **v;
+	struct src *sr = NULL;
+	int i;
+
+	o.type = dp->perf_type;
+	o.config = dp->perf_config;
+	o.period = dp->perf_period;
+	o.freq = dp->perf_freq;
+	/* the stack and ring sizes of -D PROFILE_STACK / PROFILE_PAGES */
+	o.stack_bytes = p->cfg.popts.stack_bytes;
+	o.pages = p->cfg.popts.pages;
+	for (i = 0; i < p->nsrcs && !sr; i++)
+		if (!p->srcs[i].aggregate && p->srcs[i].o.type == o.type &&
+		    p->srcs[i].o.config == o.config &&
+		    p->srcs[i].o.period == o.period &&
+		    p->srcs[i].o.freq == o.freq)
+			sr = &p->srcs[i];
+	if (!sr && !(sr = src_add(p, &o, false)))
+		return -1;
+	v = realloc(sr->probes, (size_t)(sr->n + 1) * sizeof(*v));
+	if (!v) {
+		fputs("maptap: out of memory\n", p->err);
+		return -1;
+	}
+	v[sr->n++] = dp;
+	sr->probes = v;
+	return 0;
+}
+
+void tr_profile_set_fire(struct tr_profile *p, tr_profile_fire_fn fn,
+			 void *arg)
+{
+	p->fire = fn;
+	p->fire_arg = arg;
+}
+
 void tr_profile_free(struct tr_profile *p)
 {
+	int i;
+
 	if (!p)
 		return;
-	maptap_profiler_free(p->prof);
+	for (i = 0; i < p->nsrcs; i++) {
+		maptap_profiler_free(p->srcs[i].prof);
+		free(p->srcs[i].probes);
+	}
+	free(p->srcs);
 	cnt_free(&p->self);
 	cnt_free(&p->stacks);
 	free(p->frames);
@@ -242,13 +339,18 @@ void tr_profile_free(struct tr_profile *p)
 
 static void open_one(struct tr_profile *p, pid_t pid, pid_t tid)
 {
-	int rc = maptap_profile_open(p->prof, pid, tid);
+	int i, rc;
 
-	/* A thread that exited before it could be opened is no news. */
-	if (rc && rc != -ESRCH && !p->open_failed_said) {
-		p->open_failed_said = true;
-		fprintf(p->err, "maptap: --profile: thread %d not sampled: "
-			"%s\n", (int)tid, maptap_profile_errmsg(p->prof));
+	for (i = 0; i < p->nsrcs; i++) {
+		rc = maptap_profile_open(p->srcs[i].prof, pid, tid);
+		/* A thread that exited before it could be opened is no
+		 * news. */
+		if (rc && rc != -ESRCH && !p->open_failed_said) {
+			p->open_failed_said = true;
+			fprintf(p->err, "maptap: thread %d not sampled: "
+				"%s\n", (int)tid,
+				maptap_profile_errmsg(p->srcs[i].prof));
+		}
 	}
 }
 
@@ -277,11 +379,15 @@ void tr_profile_thread(struct tr_profile *p, pid_t pid, pid_t tid,
 
 void tr_profile_stop(struct tr_profile *p, pid_t pid, pid_t tid)
 {
+	int i;
+
 	tr_profile_drain(p);
-	if (tid)
-		maptap_profile_close(p->prof, tid);
-	else
-		maptap_profile_close_pid(p->prof, pid);
+	for (i = 0; i < p->nsrcs; i++) {
+		if (tid)
+			maptap_profile_close(p->srcs[i].prof, tid);
+		else
+			maptap_profile_close_pid(p->srcs[i].prof, pid);
+	}
 }
 
 static const char *base_name(const char *path)
@@ -340,12 +446,18 @@ static void key_prepend(struct tr_profile *p, const char *name, bool first)
 
 static int on_sample(const struct maptap_profile_sample *s, void *arg)
 {
-	struct tr_profile *p = arg;
+	struct src *sr = arg;
+	struct tr_profile *p = sr->p;
 	enum maptap_unwind_end end = MAPTAP_UNWIND_COMPLETE;
 	char nbuf[300], kbuf[600];
 	const char *name, *mod;
 	int n, i;
 
+	if (!sr->aggregate) {
+		if (p->fire)
+			p->fire(s, sr->probes, sr->n, p->fire_arg);
+		return 0;
+	}
 	if (!s->has_regs) {
 		p->no_regs++;
 		return 0;
@@ -402,8 +514,11 @@ int64_t tr_profile_drain_ns(const struct tr_profile *p)
 
 void tr_profile_drain(struct tr_profile *p)
 {
-	if (p)
-		maptap_profile_drain(p->prof, on_sample, p);
+	int i;
+
+	for (i = 0; p && i < p->nsrcs; i++)
+		maptap_profile_drain(p->srcs[i].prof, on_sample,
+				     &p->srcs[i]);
 }
 
 static int by_count(const void *a, const void *b)
@@ -491,6 +606,8 @@ int tr_profile_print(struct tr_profile *p, FILE *out, FILE *err,
 	struct maptap_profile_stats st;
 	int rc;
 
+	if (!p->prof)
+		return 0;
 	maptap_profile_get_stats(p->prof, &st);
 	if (verbose)
 		fprintf(err, "maptap: profile: %llu samples read, %llu lost "

@@ -14,6 +14,7 @@
 #ifndef TR_PROFILE_H
 #define TR_PROFILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -34,6 +35,7 @@ enum tr_profile_format {
 
 /* Settings of --profile and its -D names (maptap(1)). */
 struct tr_profile_cfg {
+	bool aggregate;		/* --profile: count and print */
 	enum tr_profile_format format;
 	struct maptap_profile_opts popts;
 	unsigned top;		/* rows of the table */
@@ -56,11 +58,29 @@ int tr_profile_cfg_of(const struct driver_opts *o,
 		      struct tr_profile_cfg *cfg, FILE *err);
 
 /* Make a profiler for target T (borrowed: its module layer names the
- * samples, its unwinder walks them).  Returns 0, or -1 after printing
- * why to ERR. */
+ * samples, its unwinder walks them): with CFG->aggregate, --profile's
+ * event; the script's sampling probes are added with
+ * tr_profile_add_probe().  Returns 0, or -1 after printing why to
+ * ERR. */
 int tr_profile_new(struct tr_target *t, const struct tr_profile_cfg *cfg,
 		   FILE *err, struct tr_profile **out);
 void tr_profile_free(struct tr_profile *p);
+
+struct tr_dprobe;
+
+/* Sample for the PK_PERF probe DP too: probes of one event, period and
+ * frequency share one perf event per thread.  Returns 0, or -1 after
+ * printing why (the machine cannot count the event). */
+int tr_profile_add_probe(struct tr_profile *p, const struct tr_dprobe *dp);
+
+/* Receives each sample of the script's probes V[0..N), while the rings
+ * are drained (so before the address-space event that follows it). */
+typedef void (*tr_profile_fire_fn)(const struct maptap_profile_sample *s,
+				   const struct tr_dprobe *const *v, int n,
+				   void *arg);
+
+void tr_profile_set_fire(struct tr_profile *p, tr_profile_fire_fn fn,
+			 void *arg);
 
 /* Sample thread TID of PID from now on; ALL_THREADS: every thread
  * /proc/PID/task lists (an attach).  A failure is said once on the

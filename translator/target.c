@@ -60,6 +60,7 @@ struct run {
 	struct plist by_event[N_EVBITS];
 	struct plist by_point[4];	/* enum tr_proc_point */
 	struct plist syscalls;
+	struct plist perf;		/* PK_PERF */
 	struct proc *procs;
 	size_t nprocs, cap;
 	/* The unloads of the current batch of events (one pid, one time:
@@ -146,6 +147,9 @@ static void index_probes(struct run *r, struct maptap_session_opts *so)
 		case PK_PROCESS:
 			plist_add(&r->by_point[dp->proc_point], dp);
 			break;
+		case PK_PERF:
+			plist_add(&r->perf, dp);
+			break;
 		case PK_SYSCALL:
 			plist_add(&r->syscalls, dp);
 			so->all_syscalls |= dp->all_syscalls;
@@ -161,6 +165,7 @@ static void index_probes(struct run *r, struct maptap_session_opts *so)
 	for (b = 0; b < 4; b++)
 		sort_plist(&r->by_point[b]);
 	sort_plist(&r->syscalls);
+	sort_plist(&r->perf);
 }
 
 /* ---- the report (--report) ---- */
@@ -375,6 +380,7 @@ static void clear_ctx(struct run *r)
 	r->pub.ev = NULL;
 	r->pub.mev = NULL;
 	r->pub.sc = NULL;
+	r->pub.sample = NULL;
 	r->pub.comm = NULL;
 }
 
@@ -780,16 +786,49 @@ static int launch(struct run *r)
 	return 0;
 }
 
+/* The probes of one sample of timer.profile / perf.*: the thread runs
+ * on, so the handler's context is the sample's registers and stack. */
+static void fire_sample(const struct maptap_profile_sample *s,
+			const struct tr_dprobe *const *v, int n, void *arg)
+{
+	struct run *r = arg;
+	struct plist l = { (const struct tr_dprobe **)v, n };
+	struct proc *p = proc_find(r, s->pid);
+	char path[64];
+
+	if (r->I->exit_requested)
+		return;
+	clear_ctx(r);
+	r->pub.sample = s;
+	/* the last samples of a process are read at its exit, when /proc
+	 * may no longer show it: execname() is then its name at begin */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)s->pid,
+		 (int)s->tid);
+	if (p && access(path, F_OK) != 0)
+		r->pub.comm = p->comm;
+	set_ctx(r, s->pid, s->tid, false);
+	fire(r, &l, NULL, false);
+	clear_ctx(r);
+}
+
+/* --profile and the script's sampling probes. */
 static int profile_open(struct run *r)
 {
 	struct tr_profile_cfg cfg;
 	FILE *err = r->I->s->err;
+	int i;
 
 	if (tr_profile_cfg_of(r->I->s->opts, &cfg, err) ||
 	    tr_profile_new(&r->pub, &cfg, err, &r->prof)) {
 		r->failed = true;
 		return -1;
 	}
+	for (i = 0; i < r->perf.n; i++)
+		if (tr_profile_add_probe(r->prof, r->perf.v[i])) {
+			r->failed = true;
+			return -1;
+		}
+	tr_profile_set_fire(r->prof, fire_sample, r);
 	return 0;
 }
 
@@ -825,7 +864,7 @@ int tr_target_open(struct interp *I)
 	if (maptap_modules_new(NULL, &r->pub.mods) ||
 	    maptap_session_new(&so, &r->pub.sess) || report_open(r))
 		return fail(r, "out of memory", NULL);
-	if (o->profile && profile_open(r))
+	if ((o->profile || r->perf.n) && profile_open(r))
 		return -1;
 	set_signals(r);
 	if (o->target_cmd)
@@ -997,6 +1036,7 @@ int tr_target_close(struct interp *I)
 	for (i = 0; i < 4; i++)
 		free(r->by_point[i].v);
 	free(r->syscalls.v);
+	free(r->perf.v);
 	while (r->nprocs)
 		free(r->procs[--r->nprocs].exe);
 	free(r->procs);

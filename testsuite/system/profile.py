@@ -221,7 +221,153 @@ def check_lost():
          "lost: -v says the same number")
 
 
-CASES = ["exe", "lib", "dlclose", "pinned", "folded", "lost", "attach"]
+STAP_PROFILE = """
+global s
+probe timer.profile { if (pid() == target()) s[usymname(uaddr())] <<< 1 }
+probe end { foreach (f in s- limit 20) printf("%8d %s\\n", @count(s[f]), f) }
+"""
+
+
+def counts_of(text):
+    """{name: N} of "N name" lines."""
+    res = {}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) == 2 and f[0].isdigit():
+            res[f[1]] = int(f[0])
+    return res
+
+
+def check_script():
+    """The classic stap user-space profile, as issue 14 quotes it."""
+    b = bins()
+    run = t.maptap(["-e", STAP_PROFILE, "-c", "%s run %d %d" %
+                    (b["exe"], b["n"], 2 * ROUNDS)], json_out=False,
+                   verify=False)
+    if not t.eq(run.status, 0, "script: timer.profile runs"):
+        t.diag(run.stderr)
+        return
+    check_shares(counts_of(run.stdout), "script: timer.profile")
+
+
+def check_context():
+    """The handler's context: the sampled thread, its CPU, user mode, its
+    module and stack, in a library that is dlclosed before the end."""
+    b = bins()
+    script = """
+global n, mod, bt, cpus, umode, names
+probe perf.sw.cpu_clock.sample(2000000) {
+    if (tid() != target()) next
+    n++
+    f = usymname(uaddr())
+    if (f == "f60") {
+        mod[umodname(uaddr())]++
+        if (isinstr(sprint_ubacktrace(), "rounds")) bt++
+    }
+    cpus[cpu()]++
+    umode[user_mode()]++
+    names[execname()]++
+}
+probe end {
+    printf("n %d\\nbt %d\\n", n, bt)
+    foreach (m in mod) printf("mod %s %d\\n", m, mod[m])
+    foreach (c in cpus) printf("cpu %d %d\\n", c, cpus[c])
+    foreach (u in umode) printf("user_mode %d %d\\n", u, umode[u])
+    foreach (e in names) printf("execname %s %d\\n", e, names[e])
+}
+"""
+    run = t.maptap(["-e", script, "-c", "%s dl %s %d %d" %
+                    (b["dl"], b["so"], b["n"], ROUNDS)], json_out=False,
+                   verify=False)
+    if not t.eq(run.status, 0, "context: perf.sw.cpu_clock runs"):
+        t.diag(run.stderr)
+        return
+    lines = run.stdout.splitlines()
+    kv = {}
+    for line in lines:
+        f = line.split()
+        if len(f) == 2:
+            kv[f[0]] = int(f[1])
+        elif len(f) == 3:
+            kv.setdefault(f[0], {})[f[1]] = int(f[2])
+    n = kv.get("n", 0)
+    t.ok(n >= 100, "context: at least 100 samples of the target (%d)" % n)
+    t.eq(list(kv.get("mod", {}).keys()), [b["so"]],
+         "context: umodname() of f60's samples is the dlclosed library")
+    f60 = sum(kv.get("mod", {}).values())
+    t.ok(f60 and kv.get("bt", 0) >= 0.95 * f60,
+         "context: ubacktrace() of f60's samples has rounds() below "
+         "(%d of %d)" % (kv.get("bt", 0), f60))
+    cpus = kv.get("cpu", {})
+    ncpu = os.cpu_count()
+    t.ok(cpus and all(0 <= int(c) < ncpu for c in cpus),
+         "context: cpu() is a CPU of the machine (%r)" % cpus)
+    um = kv.get("user_mode", {})
+    # a CPU-bound target is in user mode for most samples; the others
+    # are kernel work on its behalf (interrupts, scheduling)
+    t.ok(um.get("1", 0) >= 0.8 * n and set(um) <= {"0", "1"},
+         "context: user_mode() is 1 for most samples (%r)" % um)
+    t.eq(list(kv.get("execname", {}).keys()), ["p_dl"],
+         "context: execname() is the target's")
+
+
+def check_task_clock():
+    """perf.sw.task_clock and perf.type(T).config(C) sample too."""
+    b = bins()
+    for point in ("perf.sw.task_clock.sample(4000000)",
+                  "perf.type(1).config(1).sample(4000000)"):
+        script = ("global n\nprobe %s { if (pid() == target()) "
+                  "n[usymname(uaddr())]++ }\nprobe end { foreach (f in n-) "
+                  "printf(\"%%d %%s\\n\", n[f], f) }" % point)
+        run = t.maptap(["-e", script, "-c", "%s run %d %d" %
+                        (b["exe"], b["n"], ROUNDS)], json_out=False,
+                       verify=False)
+        c = counts_of(run.stdout)
+        if not t.ok(run.status == 0 and
+                    c.get("f60", 0) > c.get("f30", 0) > c.get("f10", 0) > 0,
+                    "%s: f60 > f30 > f10 > 0 samples (%r)" % (point, c)):
+            t.diag(run.stderr)
+
+
+def check_hw():
+    """Hardware counters: refused at pass 2 where the machine has none
+    (most VMs), naming the counter; sampled where it has them."""
+    b = bins()
+    for point, counter in (("perf.hw.cpu_cycles", "cycles"),
+                           ("perf.hw.instructions", "instructions")):
+        script = ("global n\nprobe %s.sample(1000000) { if (pid() == "
+                  "target()) n[usymname(uaddr())]++ }\nprobe end { "
+                  "foreach (f in n-) printf(\"%%d %%s\\n\", n[f], f) }"
+                  % point)
+        run = t.maptap(["-p2", "-e", script, "-c", "true"],
+                       json_out=False, verify=False)
+        if run.status != 0:
+            t.ok("not supported" in run.stderr and
+                 ("perf event %s " % counter) in run.stderr and
+                 "Pass 2: analysis failed" in run.stderr,
+                 "hw: %s is refused at pass 2, naming %s" %
+                 (point, counter))
+            reason = [l for l in run.stderr.splitlines()
+                      if "not supported" in l]
+            t.skip("%s: %s" % (point, reason[0] if reason else
+                               run.stderr.strip()))
+            continue
+        run = t.maptap(["-e", script, "-c", "%s run %d %d" %
+                        (b["exe"], b["n"], ROUNDS)], json_out=False,
+                       verify=False)
+        t.eq(run.status, 0, "hw: %s runs" % point)
+        c = counts_of(run.stdout)
+        t.ok(c.get("f60", 0) > c.get("f10", 0) > 0,
+             "hw: %s samples f60 more than f10 (%r)" % (point, c))
+    run = t.maptap(["-p2", "-e", "probe perf.hw.cpu_cycles ?, "
+                    "timer.profile { }", "-c", "true"], json_out=False,
+                   verify=False)
+    t.eq(run.status, 0, "hw: an optional hardware point never fails "
+         "pass 2")
+
+
+CASES = ["exe", "lib", "dlclose", "pinned", "folded", "lost", "attach",
+         "script", "context", "task_clock", "hw"]
 
 if __name__ == "__main__":
     for c in (sys.argv[1:] or CASES):
