@@ -12,7 +12,9 @@
  *                          mttest.attach_run)
  *
  * The rounds interleave the three functions, so that a change of CPU
- * speed during the run (other load) touches each in proportion.
+ * speed during the run (other load) touches each in proportion.  With
+ * P_SPIN_TIME set in the environment, the program prints on stderr the
+ * wall-clock and CPU time (ns) of its work, for bench/profile/run.py.
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -47,6 +49,25 @@ static void rounds(work_fn a, work_fn b, work_fn c, uint64_t n, long r)
 		b(n);
 		c(n);
 	}
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t t0_wall, t0_cpu;
+
+static void report_time(void)
+{
+	if (!getenv("P_SPIN_TIME"))
+		return;
+	fprintf(stderr, "p_spin wall_ns %llu cpu_ns %llu\n",
+		(unsigned long long)(now_ns(CLOCK_MONOTONIC) - t0_wall),
+		(unsigned long long)(now_ns(CLOCK_PROCESS_CPUTIME_ID) - t0_cpu));
 }
 
 static double cpu_s(void)
@@ -84,10 +105,13 @@ int main(int argc, char **argv)
 		printf("%llu\n", (unsigned long long)((double)n / t));
 		return 0;
 	}
+	t0_wall = now_ns(CLOCK_MONOTONIC);
+	t0_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 #ifdef WORK_LINKED
 	if (argc == 4 && strcmp(argv[1], "run") == 0) {
 		rounds(f60, f30, f10, strtoull(argv[2], NULL, 0),
 		       atol(argv[3]));
+		report_time();
 		return 0;
 	}
 #endif
