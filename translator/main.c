@@ -51,9 +51,9 @@ static void usage(FILE *fp)
 	      "               (by call site, module, anonymous name; the peak;\n"
 	      "               dlopen/dlclose), instead of the log\n"
 	      "  --log        the event log (the default); with --report, both\n"
-	      "  --profile[=top|folded]  sample the target's threads (perf\n"
-	      "               events) and print the functions by samples, or\n"
-	      "               folded stacks for flame graphs, when tracing ends\n"
+	      "  --profile[=top|folded|svg]  sample the target's threads (perf\n"
+	      "               events) and print the functions by samples, the\n"
+	      "               folded stacks, or a flame graph (SVG; use -o)\n"
 	      "  --verify     check the model against /proc/PID/maps after each event\n"
 	      "  --maps=SRC   read VMAs with auto, query (PROCMAP_QUERY) or text\n"
 	      "  --no-seccomp launch without the seccomp filter (see maptap(1))\n"
@@ -220,9 +220,11 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 				o->profile = 1;
 			else if (strcmp(optarg, "folded") == 0)
 				o->profile = 2;
+			else if (strcmp(optarg, "svg") == 0)
+				o->profile = 3;
 			else
-				return refuse("--profile: '%s' is not top or "
-					      "folded", optarg);
+				return refuse("--profile: '%s' is not top, "
+					      "folded or svg", optarg);
 			break;
 		case OPT_VERIFY:
 			o->verify = true;

@@ -21,6 +21,7 @@
 #include <maptap/maptap.h>
 
 #include "driver.h"
+#include "flame_svg.h"
 #include "interp.h"
 #include "profile.h"
 
@@ -165,7 +166,8 @@ int tr_profile_cfg_of(const struct driver_opts *o,
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->aggregate = o->profile != 0;
-	cfg->format = o->profile == 2 ? TR_PROFILE_FOLDED : TR_PROFILE_TOP;
+	cfg->format = o->profile == 3 ? TR_PROFILE_SVG :
+		      o->profile == 2 ? TR_PROFILE_FOLDED : TR_PROFILE_TOP;
 	cfg->popts.default_event = true;
 	for (i = 0; i < o->n_defines; i++)
 		for (k = 0; k < 7; k++) {
@@ -462,7 +464,7 @@ static int on_sample(const struct maptap_profile_sample *s, void *arg)
 		p->no_regs++;
 		return 0;
 	}
-	if (p->cfg.format == TR_PROFILE_FOLDED) {
+	if (p->cfg.format != TR_PROFILE_TOP) {
 		if (!p->t->unw &&
 		    maptap_unwinder_new(p->t->mods, &p->t->unw) != 0)
 			return 0;
@@ -490,7 +492,7 @@ static int on_sample(const struct maptap_profile_sample *s, void *arg)
 	snprintf(kbuf, sizeof(kbuf), "%s\t%s", name, mod);
 	if (cnt_add(&p->self, kbuf, 1))
 		p->oom = true;
-	if (p->cfg.format != TR_PROFILE_FOLDED)
+	if (p->cfg.format == TR_PROFILE_TOP)
 		return 0;
 	p->buf_len = 0;
 	if (p->buf)
@@ -585,6 +587,33 @@ static int print_top(struct tr_profile *p, FILE *out)
 	return 0;
 }
 
+static int print_svg(struct tr_profile *p, FILE *out,
+		     const struct maptap_profile_stats *st)
+{
+	struct cnt_ent **v = cnt_list(&p->stacks);
+	const char **keys = malloc((p->stacks.n + 1) * sizeof(*keys));
+	uint64_t *counts = malloc((p->stacks.n + 1) * sizeof(*counts));
+	char title[160];
+	size_t i;
+	int rc = -ENOMEM;
+
+	if (v && keys && counts) {
+		qsort(v, p->stacks.n, sizeof(*v), by_key);
+		for (i = 0; i < p->stacks.n; i++) {
+			keys[i] = v[i]->key;
+			counts[i] = v[i]->n;
+		}
+		snprintf(title, sizeof(title), "maptap profile: %llu "
+			 "samples, %llu lost", (unsigned long long)p->samples,
+			 (unsigned long long)st->lost);
+		rc = tr_flame_svg(out, keys, counts, p->stacks.n, title);
+	}
+	free(v);
+	free(keys);
+	free(counts);
+	return rc;
+}
+
 static int print_folded(struct tr_profile *p, FILE *out)
 {
 	struct cnt_ent **v = cnt_list(&p->stacks);
@@ -626,8 +655,9 @@ int tr_profile_print(struct tr_profile *p, FILE *out, FILE *err,
 	if (p->oom)
 		fputs("maptap: --profile: out of memory; the profile is "
 		      "incomplete\n", err);
-	if (p->cfg.format == TR_PROFILE_FOLDED) {
-		rc = print_folded(p, out);
+	if (p->cfg.format != TR_PROFILE_TOP) {
+		rc = p->cfg.format == TR_PROFILE_SVG ?
+		     print_svg(p, out, &st) : print_folded(p, out);
 		if (st.lost)
 			fprintf(err, "maptap: profile: %llu samples lost\n",
 				(unsigned long long)st.lost);

@@ -31,6 +31,7 @@ struct tr_profile;
 enum tr_profile_format {
 	TR_PROFILE_TOP = 0,	/* a table of functions by samples */
 	TR_PROFILE_FOLDED,	/* folded stacks: "main;f;g 123" */
+	TR_PROFILE_SVG,		/* those as a flame graph (flame_svg.h) */
 };
 
 /* Settings of --profile and its -D names (maptap(1)). */

@@ -329,6 +329,142 @@ def check_task_clock():
             t.diag(run.stderr)
 
 
+def png_pixels(path):
+    """(width, height, rows of (r, g, b)) of an 8-bit RGB or RGBA PNG
+    (PNG spec, 2nd ed.: IHDR, IDAT, filters 0-4), or None."""
+    import struct
+    import zlib
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            if depth != 8 or ctype not in (2, 6):
+                return None
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        ft = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if ft == 1:
+                line[i] = (line[i] + a) & 255
+            elif ft == 2:
+                line[i] = (line[i] + b) & 255
+            elif ft == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif ft == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pr = a if pa <= pb and pa <= pc else b if pb <= pc else c
+                line[i] = (line[i] + pr) & 255
+        rows.append([tuple(line[i:i + 3]) for i in range(0, stride, bpp)])
+        prev = line
+    return w, h, rows
+
+
+def check_svg():
+    """--profile=svg: a self-contained flame graph that names the
+    functions, whose widths are their samples, whose zoom script works,
+    and that a browser draws."""
+    import json
+    import shutil
+    import xml.etree.ElementTree as ET
+    b = bins()
+    svg = os.path.join(t.tmpdir(), "flame.svg")
+    run = t.maptap(["--profile=svg", "-o", svg, "-c", "%s run %d %d" %
+                    (b["lib"], b["n"], ROUNDS)], json_out=False,
+                   verify=False)
+    if not t.eq(run.status, 0, "svg: exit status 0"):
+        t.diag(run.stderr)
+        return
+    try:
+        root = ET.parse(svg).getroot()
+    except ET.ParseError as e:
+        t.ok(False, "svg: well-formed XML (%s)" % e)
+        return
+    t.ok(root.tag.endswith("svg"), "svg: well-formed XML, an <svg>")
+    ns = "{http://www.w3.org/2000/svg}"
+    frames = {}
+    for g in root.iter(ns + "g"):
+        if g.get("class") != "f":
+            continue
+        name = g.find(ns + "text").get("data-n")
+        frames.setdefault(name, []).append(g)
+    t.ok(all(f in frames for f in ("f60", "f30", "f10", "main", "all")),
+         "svg: frames name f60, f30, f10, main (%s)" % sorted(frames))
+    t.ok(not re.search(r"<script[^>]*\bsrc=|href=\"http", open(svg).read()),
+         "svg: self-contained (no external script or link)")
+    width = {f: sum(float(g.get("data-w")) for g in frames.get(f, []))
+             for f in SHARES}
+    check_shares({f: int(width[f] * 100000) for f in SHARES},
+                 "svg: box widths")
+    title = frames.get("f60", [None])[0]
+    t.ok(title is not None and re.match(
+        r"f60 \(\d+ samples, [\d.]+%\)$", title.find(ns + "title").text),
+        "svg: f60's hover title gives its samples and share")
+    node = shutil.which("node") or shutil.which("nodejs")
+    if not node:
+        t.skip("svg zoom: node(1) not installed")
+    else:
+        js = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "profile_svg.js")
+        r = subprocess.run([node, js, svg, "f60"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        st = [json.loads(l) for l in r.stdout.splitlines()]
+        z = {(s["name"], s["phase"]): s for s in st}
+        f60, f10 = z.get(("f60", "zoom")), z.get(("f10", "zoom"))
+        main = z.get(("main", "zoom"))
+        ok = (f60 and f60["shown"] and f60["x"] == 10 and
+              f60["width"] > 1170 and f60["text"] == "f60" and
+              f10 and not f10["shown"] and main and main["shown"] and
+              main["width"] > 1170)
+        if not t.ok(ok, "svg zoom: a click on f60 widens it to the full "
+                    "width, hides f10, keeps main below it"):
+            t.diag(r.stdout[-2000:] + r.stderr)
+        f10r = z.get(("f10", "reset"))
+        t.ok(f10r and f10r["shown"] and f10r["width"] > 20,
+             "svg zoom: reset shows f10 again")
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chrome:
+        t.skip("svg in a browser: chromium not installed")
+        return
+    png = os.path.join(t.tmpdir(), "flame.png")
+    r = subprocess.run([chrome, "--headless", "--no-sandbox",
+                        "--disable-gpu", "--hide-scrollbars",
+                        "--screenshot=" + png, "--window-size=1200,400",
+                        "file://" + svg], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=120)
+    img = png_pixels(png) if os.path.exists(png) else None
+    if not t.ok(img is not None, "svg: chromium draws a screenshot"):
+        t.diag(r.stdout[-2000:])
+        return
+    w, h, rows = img
+    warm = sum(1 for row in rows for (rr, gg, bb) in row
+               if rr >= 200 and bb < 60)
+    t.ok(warm > 0.05 * w * h, "svg: the screenshot shows the warm boxes "
+         "(%d of %d pixels)" % (warm, w * h))
+    r = subprocess.run([chrome, "--headless", "--no-sandbox",
+                        "--disable-gpu", "--dump-dom", "file://" + svg],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                       text=True, timeout=120)
+    t.ok(all(re.search(r">%s<" % f, r.stdout) for f in ("f60", "f30")),
+         "svg: the DOM the browser built shows f60 and f30 as text")
+
+
 def check_hw():
     """Hardware counters: refused at pass 2 where the machine has none
     (most VMs), naming the counter; sampled where it has them."""
@@ -367,7 +503,7 @@ def check_hw():
 
 
 CASES = ["exe", "lib", "dlclose", "pinned", "folded", "lost", "attach",
-         "script", "context", "task_clock", "hw"]
+         "script", "context", "task_clock", "hw", "svg"]
 
 if __name__ == "__main__":
     for c in (sys.argv[1:] or CASES):
