@@ -558,7 +558,7 @@ static void print_header(struct tr_profile *p, FILE *out,
 	else
 		fprintf(out, " at %llu Hz", (unsigned long long)
 			(o->freq ? o->freq : MAPTAP_PROFILE_FREQ));
-	fprintf(out, ", %llu threads, %llu lost\n",
+	fprintf(out, ", %llu perf events, %llu lost\n",
 		(unsigned long long)st->threads,
 		(unsigned long long)st->lost);
 }

@@ -66,9 +66,9 @@ def profile(args, prefix=()):
                     verify=False, prefix=prefix)
 
 
-def table(run):
-    """{function: (samples, module)} of a --profile table, and the
-    header's (samples, lost)."""
+def table(run, by_module=False):
+    """{function: (samples, module)} of a --profile table (BY_MODULE:
+    {(function, module): samples}), and the header's (samples, lost)."""
     rows = {}
     head = None
     for line in run.stdout.splitlines():
@@ -79,7 +79,10 @@ def table(run):
             continue
         f = line.split()
         if len(f) >= 3 and f[0].endswith("%") and f[1].isdigit():
-            rows[f[2]] = (int(f[1]), f[3] if len(f) > 3 else "")
+            if by_module:
+                rows[(f[2], f[3] if len(f) > 3 else "")] = int(f[1])
+            else:
+                rows[f[2]] = (int(f[1]), f[3] if len(f) > 3 else "")
     return rows, head
 
 
@@ -136,6 +139,56 @@ def check_dlclose():
         if not t.ok(unk * 100 <= sum(v[0] for v in rows.values()),
                     "dlclose: under 1 % of samples [unknown]"):
             t.diag(run.stdout)
+
+
+def check_exec():
+    """The PIE runs the rounds, then execs the program linked with the
+    library, which runs as many: each function's samples land half in
+    each image.  Drained only at events, so the PIE's are named at the
+    exec, before the model takes the new image."""
+    b = bins()
+    run = profile(["-D", "PROFILE_DRAIN_MS=100000", "-D",
+                   "PROFILE_PAGES=1024", "-c", "%s run %d %d %s run %d %d" %
+                   (b["exe"], b["n"], ROUNDS // 2, b["lib"], b["n"],
+                    ROUNDS // 2)])
+    if not t.eq(run.status, 0, "exec: exit status 0"):
+        t.diag(run.stderr)
+        return
+    rows, _ = table(run, by_module=True)
+    for f in SHARES:
+        a, c = rows.get((f, b["exe"]), 0), rows.get((f, b["so"]), 0)
+        # four standard deviations of a binomial half: sampling noise
+        # alone, for f10's hundred samples too
+        tol = 4 * 50.0 / max(1, a + c) ** 0.5
+        if not t.ok(a + c > 0 and abs(100.0 * a / (a + c) - 50) <= tol,
+                    "exec: %s is in the PIE before the exec and in the "
+                    "library after, in halves (%d, %d; +- %.0f points)" %
+                    (f, a, c, tol)):
+            t.diag(run.stdout)
+    t.eq(sorted(m for (f, m) in rows if f in SHARES),
+         sorted([b["exe"], b["so"]] * 3),
+         "exec: no function is named in another image")
+
+
+def check_jit():
+    """JIT code described by a perf map is named by it."""
+    b = bins()
+    run = profile(["-c", "%s jit %d %d" % (b["exe"], b["n"], ROUNDS)])
+    m = re.search(r"^perfmap (\S+)$", run.stdout, re.M)
+    if m:
+        try:
+            os.unlink(m.group(1))
+        except OSError:
+            pass
+    if not t.eq(run.status, 0, "jit: exit status 0"):
+        t.diag(run.stderr)
+        return
+    rows, head = table(run)
+    n, mod = rows.get("jit_spin", (0, ""))
+    if not t.ok(head and n >= 0.2 * head[0] and m and mod == m.group(1),
+                "jit: jit_spin is named from %s in >= 20 %% of the samples"
+                % (m.group(1) if m else "the perf map")):
+        t.diag(run.stdout)
 
 
 def check_attach():
@@ -502,7 +555,8 @@ def check_hw():
          "pass 2")
 
 
-CASES = ["exe", "lib", "dlclose", "pinned", "folded", "lost", "attach",
+CASES = ["exe", "lib", "dlclose", "exec", "jit", "pinned", "folded",
+         "lost", "attach",
          "script", "context", "task_clock", "hw", "svg"]
 
 if __name__ == "__main__":

@@ -2,9 +2,15 @@
  *
  *   p_spin cal             print how many iterations of f10's loop take
  *                          one second of CPU time (sizes the runs)
- *   p_spin run N ROUNDS    ROUNDS times f60(N), f30(N), f10(N), with
+ *   p_spin run N ROUNDS [PROG ARGS...]
+ *                          ROUNDS times f60(N), f30(N), f10(N), with
  *                          the functions linked in (p_work.c built into
- *                          the executable, or linked as a library)
+ *                          the executable, or linked as a library); then
+ *                          execv(PROG, PROG ARGS...) if given
+ *   p_spin jit N ROUNDS    ROUNDS times f10(N) and jit_spin(3 N), a loop
+ *                          "JITted" into anonymous executable memory and
+ *                          described in /tmp/perf-PID.map (printed as
+ *                          "perfmap PATH"; the caller removes it)
  *   p_spin dl LIB N ROUNDS the same with LIB dlopen()ed, then dlclose()d
  *                          before the program spins a while in after()
  *   p_spin wait ...        print "ready PID", wait for a line on stdin,
@@ -21,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,6 +77,41 @@ static void report_time(void)
 		(unsigned long long)(now_ns(CLOCK_PROCESS_CPUTIME_ID) - t0_cpu));
 }
 
+#ifdef WORK_LINKED
+/* x86_64: 1: dec %rdi; jnz 1b; ret -- N iterations of a two-instruction
+ * loop (the psABI passes N in %rdi) */
+static const unsigned char jit_code[] = {
+	0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc3,
+};
+
+static int jit(uint64_t n, long r)
+{
+	unsigned char *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE |
+				   PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+				   -1, 0);
+	char path[64];
+	FILE *map;
+
+	if (code == MAP_FAILED)
+		return 2;
+	memcpy(code, jit_code, sizeof(jit_code));
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	map = fopen(path, "w");
+	if (!map)
+		return 2;
+	fprintf(map, "%lx %zx jit_spin\n", (unsigned long)code,
+		sizeof(jit_code));
+	fclose(map);
+	printf("perfmap %s\n", path);
+	fflush(stdout);
+	while (r-- > 0) {
+		f10(n);
+		((work_fn)(void *)code)(3 * n);
+	}
+	return 0;
+}
+#endif
+
 static double cpu_s(void)
 {
 	struct timespec ts;
@@ -108,12 +150,19 @@ int main(int argc, char **argv)
 	t0_wall = now_ns(CLOCK_MONOTONIC);
 	t0_cpu = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 #ifdef WORK_LINKED
-	if (argc == 4 && strcmp(argv[1], "run") == 0) {
+	if (argc >= 4 && strcmp(argv[1], "run") == 0) {
 		rounds(f60, f30, f10, strtoull(argv[2], NULL, 0),
 		       atol(argv[3]));
 		report_time();
+		if (argc > 4) {
+			execv(argv[4], argv + 4);
+			perror("p_spin: execv");
+			return 2;
+		}
 		return 0;
 	}
+	if (argc == 4 && strcmp(argv[1], "jit") == 0)
+		return jit(strtoull(argv[2], NULL, 0), atol(argv[3]));
 #endif
 	if (argc == 5 && strcmp(argv[1], "dl") == 0) {
 		uint64_t n = strtoull(argv[3], NULL, 0);
@@ -131,6 +180,7 @@ int main(int argc, char **argv)
 		after(n * (uint64_t)atol(argv[4]));
 		return 0;
 	}
-	fprintf(stderr, "usage: p_spin cal | run N ROUNDS | dl LIB N ROUNDS\n");
+	fprintf(stderr, "usage: p_spin cal | run N ROUNDS [PROG ARGS...] | "
+		"jit N ROUNDS | dl LIB N ROUNDS\n");
 	return 2;
 }
