@@ -88,7 +88,8 @@ static unsigned depth_of(struct fnode *n)
 	unsigned d = 0, k;
 	size_t i;
 
-	qsort(n->kids, n->nkids, sizeof(*n->kids), by_name);
+	if (n->nkids > 1)	/* a leaf's KIDS is NULL (C11 7.22.5) */
+		qsort(n->kids, n->nkids, sizeof(*n->kids), by_name);
 	for (i = 0; i < n->nkids; i++) {
 		k = depth_of(n->kids[i]);
 		if (k > d)
