@@ -522,6 +522,30 @@ def check_svg():
          "svg: the DOM the browser built shows f60 and f30 as text")
 
 
+def check_example():
+    """examples/hot-functions.stp: the shares of the three functions,
+    named in the dlclosed library, and main's after() in the program."""
+    b = bins()
+    script = os.path.join(t.SRCDIR, "examples", "hot-functions.stp")
+    run = t.maptap(["-c", "%s dl %s %d %d" % (b["dl"], b["so"], b["n"],
+                                              3 * ROUNDS), script],
+                   json_out=False, verify=False)
+    if not t.eq(run.status, 0, "example: hot-functions.stp runs"):
+        t.diag(run.stderr)
+        return
+    rows = {}
+    for line in run.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 4 and f[1].endswith("%") and f[2].isdigit():
+            rows[f[3]] = (int(f[2]), f[4] if len(f) > 4 else "")
+    check_shares({f: rows.get(f, (0, ""))[0] for f in SHARES},
+                 "example: hot-functions.stp")
+    t.eq(sorted(set(rows.get(f, (0, ""))[1] for f in SHARES)), [b["so"]],
+         "example: the three are named in the dlclosed library")
+    t.eq(rows.get("after", (0, ""))[1], b["dl"],
+         "example: after() is named in the program")
+
+
 def check_hw():
     """Hardware counters: refused at pass 2 where the machine has none
     (most VMs), naming the counter; sampled where it has them."""
@@ -561,7 +585,7 @@ def check_hw():
 
 CASES = ["exe", "lib", "dlclose", "exec", "jit", "pinned", "folded",
          "lost", "attach",
-         "script", "context", "task_clock", "hw", "svg"]
+         "script", "context", "task_clock", "hw", "svg", "example"]
 
 if __name__ == "__main__":
     for c in (sys.argv[1:] or CASES):
