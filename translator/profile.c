@@ -629,12 +629,40 @@ static int print_folded(struct tr_profile *p, FILE *out)
 	return 0;
 }
 
+/* The script's sampling probes: lost samples always (never silently
+ * dropped), the rest with -v. */
+static void print_probe_stats(struct tr_profile *p, FILE *err, int verbose)
+{
+	struct maptap_profile_stats st;
+	char ev[64];
+	int i;
+
+	for (i = 0; i < p->nsrcs; i++) {
+		const struct src *sr = &p->srcs[i];
+
+		if (sr->aggregate)
+			continue;
+		maptap_profile_get_stats(sr->prof, &st);
+		if (!verbose && !st.lost)
+			continue;
+		maptap_profile_event_name(sr->o.type, sr->o.config, ev,
+					  sizeof(ev));
+		fprintf(err, "maptap: perf probes on %s: %llu samples read, "
+			"%llu lost, %llu in the kernel, %llu perf events\n",
+			ev, (unsigned long long)st.samples,
+			(unsigned long long)st.lost,
+			(unsigned long long)st.kernel_samples,
+			(unsigned long long)st.threads);
+	}
+}
+
 int tr_profile_print(struct tr_profile *p, FILE *out, FILE *err,
 		     int verbose)
 {
 	struct maptap_profile_stats st;
 	int rc;
 
+	print_probe_stats(p, err, verbose);
 	if (!p->prof)
 		return 0;
 	maptap_profile_get_stats(p->prof, &st);
@@ -642,7 +670,7 @@ int tr_profile_print(struct tr_profile *p, FILE *out, FILE *err,
 		fprintf(err, "maptap: profile: %llu samples read, %llu lost "
 			"(%llu lost records), %llu in the kernel%s, %llu "
 			"without user registers, %llu stacks cut short, "
-			"%llu threads (%llu could not be opened)\n",
+			"%llu perf events (%llu could not be opened)\n",
 			(unsigned long long)st.samples,
 			(unsigned long long)st.lost,
 			(unsigned long long)st.lost_records,

@@ -274,6 +274,20 @@ def check_lost():
     t.ok(re.search(r"maptap: profile: \d+ samples read, %d lost" % lost,
                    run.stderr),
          "lost: -v says the same number")
+    # a script's probes: lost samples are said on stderr without -v
+    run = t.maptap(["-D", "PROFILE_DRAIN_MS=100000", "-D",
+                    "PROFILE_PAGES=1", "-e", "global n\nprobe timer.profile "
+                    "{ n++ }\nprobe end { printf(\"%d\\n\", n) }", "-c",
+                    "%s run %d %d" % (b["exe"], b["n"], ROUNDS // 2)],
+                   json_out=False, verify=False)
+    m = re.search(r"maptap: perf probes on cpu-clock: (\d+) samples read, "
+                  r"(\d+) lost", run.stderr)
+    if t.ok(run.status == 0 and m and int(m.group(2)) > 0,
+            "lost: a script's lost samples are said on stderr"):
+        t.eq(run.stdout.strip(), m.group(1),
+             "lost: the handler ran once per sample read")
+    else:
+        t.diag(run.stdout + run.stderr)
 
 
 STAP_PROFILE = """
