@@ -172,6 +172,18 @@ def check_exec():
          "exec: no function is named in another image")
 
 
+def check_threads():
+    """Three threads, one function each: every thread the session
+    reports is sampled (clone), so the shares are the same."""
+    b = bins()
+    run = profile(["-v", "-c", "%s threads %d %d" % (b["exe"], b["n"],
+                                                     ROUNDS)])
+    check_table("threads", run, b["exe"])
+    t.ok(re.search(r"samples read, 0 lost .* 3 perf events \(0 could not",
+                   run.stderr),
+         "threads: three perf events, one per thread, none lost")
+
+
 def check_jit():
     """JIT code described by a perf map is named by it."""
     b = bins()
@@ -597,7 +609,8 @@ def check_hw():
          "pass 2")
 
 
-CASES = ["exe", "lib", "dlclose", "exec", "jit", "pinned", "folded",
+CASES = ["exe", "lib", "dlclose", "exec", "threads", "jit", "pinned",
+         "folded",
          "lost", "attach",
          "script", "context", "task_clock", "hw", "svg", "example"]
 

@@ -7,6 +7,12 @@
  *                          the functions linked in (p_work.c built into
  *                          the executable, or linked as a library); then
  *                          execv(PROG, PROG ARGS...) if given
+ *   p_spin threads N ROUNDS
+ *                          two threads run f60(N) and f30(N) ROUNDS
+ *                          times each while the main thread runs f10(N)
+ *                          ROUNDS times: the CPU time each function
+ *                          takes is the same as in `run`, whatever the
+ *                          scheduling
  *   p_spin jit N ROUNDS    ROUNDS times f10(N) and jit_spin(3 N), a loop
  *                          "JITted" into anonymous executable memory and
  *                          described in /tmp/perf-PID.map (printed as
@@ -23,6 +29,7 @@
  * wall-clock and CPU time (ns) of its work, for bench/profile/run.py.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +85,36 @@ static void report_time(void)
 }
 
 #ifdef WORK_LINKED
+struct job {
+	work_fn fn;
+	uint64_t n;
+	long r;
+};
+
+static void *job_run(void *arg)
+{
+	struct job *j = arg;
+	long r;
+
+	for (r = 0; r < j->r; r++)
+		j->fn(j->n);
+	return NULL;
+}
+
+static int threads(uint64_t n, long r)
+{
+	struct job a = { f60, n, r }, b = { f30, n, r }, c = { f10, n, r };
+	pthread_t ta, tb;
+
+	if (pthread_create(&ta, NULL, job_run, &a) ||
+	    pthread_create(&tb, NULL, job_run, &b))
+		return 2;
+	job_run(&c);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	return 0;
+}
+
 /* x86_64: 1: dec %rdi; jnz 1b; ret -- N iterations of a two-instruction
  * loop (the psABI passes N in %rdi) */
 static const unsigned char jit_code[] = {
@@ -161,6 +198,8 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (argc == 4 && strcmp(argv[1], "threads") == 0)
+		return threads(strtoull(argv[2], NULL, 0), atol(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "jit") == 0)
 		return jit(strtoull(argv[2], NULL, 0), atol(argv[3]));
 #endif
@@ -181,6 +220,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: p_spin cal | run N ROUNDS [PROG ARGS...] | "
-		"jit N ROUNDS | dl LIB N ROUNDS\n");
+		"threads N ROUNDS | jit N ROUNDS | dl LIB N ROUNDS\n");
 	return 2;
 }
