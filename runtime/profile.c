@@ -89,7 +89,8 @@ int maptap_profiler_new(const struct maptap_profile_opts *opts,
 	if (o.stack_bytes % 8 || o.stack_bytes > 65528)
 		return -EINVAL;
 	if (!o.pages)
-		o.pages = MAPTAP_PROFILE_PAGES;
+		o.pages = o.no_stack ? MAPTAP_PROFILE_PAGES_NO_STACK :
+			  MAPTAP_PROFILE_PAGES;
 	if (o.pages & (o.pages - 1))
 		return -EINVAL;
 	if (o.default_event) {
