@@ -885,8 +885,9 @@ int tr_target_attach(struct interp *I)
 }
 
 /* maptap_session_run_until() with --profile: the rings are drained
- * every few milliseconds (-D PROFILE_DRAIN_MS) while the target runs, since a thread that
- * makes no system call gives no event that would drain them. */
+ * every few milliseconds (-D PROFILE_DRAIN_MS) while the target runs,
+ * since a thread that makes no system call gives no event that would
+ * drain them. */
 static int profile_wait(struct run *r, int64_t deadline_ns)
 {
 	struct timespec ts;
