@@ -12,7 +12,10 @@
  *                          times each while the main thread runs f10(N)
  *                          ROUNDS times: the CPU time each function
  *                          takes is the same as in `run`, whatever the
- *                          scheduling
+ *                          scheduling; with "threads-wait" the two
+ *                          threads are made first, then the program
+ *                          prints "ready PID" and waits for a line on
+ *                          stdin before any of them spins (for -x)
  *   p_spin jit N ROUNDS    ROUNDS times f10(N) and jit_spin(3 N), a loop
  *                          "JITted" into anonymous executable memory and
  *                          described in /tmp/perf-PID.map (printed as
@@ -30,6 +33,7 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,24 +95,35 @@ struct job {
 	long r;
 };
 
+static pthread_barrier_t start;
+
 static void *job_run(void *arg)
 {
 	struct job *j = arg;
 	long r;
 
+	pthread_barrier_wait(&start);
 	for (r = 0; r < j->r; r++)
 		j->fn(j->n);
 	return NULL;
 }
 
-static int threads(uint64_t n, long r)
+static int threads(uint64_t n, long r, bool wait)
 {
 	struct job a = { f60, n, r }, b = { f30, n, r }, c = { f10, n, r };
 	pthread_t ta, tb;
+	char line[16];
 
+	pthread_barrier_init(&start, NULL, 3);
 	if (pthread_create(&ta, NULL, job_run, &a) ||
 	    pthread_create(&tb, NULL, job_run, &b))
 		return 2;
+	if (wait) {
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 2;
+	}
 	job_run(&c);
 	pthread_join(ta, NULL);
 	pthread_join(tb, NULL);
@@ -198,8 +213,10 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (argc == 4 && strcmp(argv[1], "threads") == 0)
-		return threads(strtoull(argv[2], NULL, 0), atol(argv[3]));
+	if (argc == 4 && (strcmp(argv[1], "threads") == 0 ||
+			  strcmp(argv[1], "threads-wait") == 0))
+		return threads(strtoull(argv[2], NULL, 0), atol(argv[3]),
+			       argv[1][7] == '-');
 	if (argc == 4 && strcmp(argv[1], "jit") == 0)
 		return jit(strtoull(argv[2], NULL, 0), atol(argv[3]));
 #endif
