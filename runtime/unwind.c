@@ -324,6 +324,47 @@ int maptap_unwind(struct maptap_unwinder *u, pid_t pid, pid_t tid,
 	return (int)n;
 }
 
+int maptap_unwind_sample(struct maptap_unwinder *u, pid_t pid, pid_t tid,
+			 const struct user_regs_struct *regs,
+			 const void *stack, size_t stack_len,
+			 struct maptap_frame *frames, unsigned max,
+			 enum maptap_unwind_end *end)
+{
+	enum maptap_unwind_end e = MAPTAP_UNWIND_COMPLETE;
+	unw_cursor_t c;
+	unsigned n;
+
+	if (!u || !frames || !regs || pid <= 0)
+		return -EINVAL;
+	if (!max)
+		max = MAPTAP_MAXBACKTRACE;
+	if (!u->pages) {
+		u->pages = calloc(UW_SLOTS, sizeof(*u->pages));
+		if (!u->pages)
+			return -ENOMEM;
+	}
+	unw_flush_cache(u->as, 0, 0);
+	uw_sample_begin(u, pid, tid, regs, stack, stack_len);
+	u->stats.backtraces++;
+	if (unw_init_remote(&c, u->as, u) < 0) {
+		frames[0] = (struct maptap_frame){
+			.pc = regs->rip, .sp = regs->rsp,
+			.activation = true, .how = MAPTAP_FRAME_REGS,
+		};
+		e = MAPTAP_UNWIND_BADFRAME;
+		n = 1;
+	} else {
+		n = walk(u, &c, frames, max, &e);
+	}
+	/* The copy is the caller's: no pointer to it outlives the call. */
+	u->sample = false;
+	u->stk = NULL;
+	u->stats.frames += n;
+	if (end)
+		*end = e;
+	return (int)n;
+}
+
 int maptap_frame_lookup(struct maptap_modules *m, pid_t pid,
 			const struct maptap_frame *f, unsigned flags,
 			struct maptap_sym_info *out)

@@ -38,9 +38,25 @@ int uw_stop_begin(struct maptap_unwinder *u, pid_t pid, pid_t tid)
 	u->pid = pid;
 	u->tid = tid;
 	u->cur = &u->regs;
+	u->sample = false;
 	/* Generation 0 never matches: slots start zeroed. */
 	u->gen++;
 	return 0;
+}
+
+void uw_sample_begin(struct maptap_unwinder *u, pid_t pid, pid_t tid,
+		     const struct user_regs_struct *regs, const void *stack,
+		     size_t stack_len)
+{
+	u->regs = *regs;
+	u->pid = pid;
+	u->tid = tid;
+	u->cur = &u->regs;
+	u->sample = true;
+	u->stk = stack;
+	u->stk_lo = regs->rsp;
+	u->stk_len = stack ? stack_len : 0;
+	u->gen++;
 }
 
 /* Copy the page at BASE from the file of the module mapping it, when
@@ -131,6 +147,11 @@ static struct uw_page *page_get(struct maptap_unwinder *u, uint64_t base)
 		p->ok = true;
 		return p;
 	}
+	if (u->sample) {
+		/* the live process is not the sampled one any more */
+		p->ok = false;
+		return p;
+	}
 	page_read(u, p);
 	return p;
 }
@@ -162,6 +183,11 @@ int uw_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 	if (write)
 		return -UNW_EINVAL;
 	u->stats.mem_words++;
+	if (u->sample && addr >= u->stk_lo &&
+	    addr - u->stk_lo + sizeof(*val) <= u->stk_len) {
+		memcpy(val, u->stk + (addr - u->stk_lo), sizeof(*val));
+		return 0;
+	}
 	if (off + sizeof(*val) > UW_PAGE)
 		first = UW_PAGE - off;
 	if (read_in_page(u, addr, buf, first) != 0)

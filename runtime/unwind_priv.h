@@ -69,6 +69,13 @@ struct maptap_unwinder {
 	const struct user_regs_struct *cur;
 	struct user_regs_struct fp_regs;
 	uint64_t gen;
+	/* A sample's walk (maptap_unwind_sample()): the stack is STK_LEN
+	 * bytes copied from STK_LO when the sample was taken, and nothing
+	 * else of the target's writable memory may be read, since the
+	 * target has run on since. */
+	bool sample;
+	const uint8_t *stk;
+	uint64_t stk_lo, stk_len;
 	bool missed;		/* find_proc_info found no CFI */
 	struct uw_page *pages;	/* UW_SLOTS */
 	/* located tables, most recent last */
@@ -83,6 +90,12 @@ struct maptap_unwinder {
  * generation.  Returns 0 or -errno of ptrace(2) (-ESRCH: not a stopped
  * tracee). */
 int uw_stop_begin(struct maptap_unwinder *u, pid_t pid, pid_t tid);
+
+/* Start a sample's walk: REGS, the stack copy, a new cache
+ * generation. */
+void uw_sample_begin(struct maptap_unwinder *u, pid_t pid, pid_t tid,
+		     const struct user_regs_struct *regs, const void *stack,
+		     size_t stack_len);
 
 /* libunwind accessors (unw_accessors_t in libunwind-common.h). */
 int uw_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,

@@ -14,7 +14,7 @@
 # GPL-2.0-or-later (COPYING).
 #
 # Files that need the line, and the comment it goes in:
-#   *.c *.h *.cc                        /* ... */ on the first line
+#   *.c *.h *.cc *.js                   /* ... */ on the first line
 #   *.sh *.py, any file starting #!    # ...  after the #! line
 #   *.stp *.stpm (tapsets, examples)    // ... after a #! line
 #   *.am                                ## ... (not copied to Makefile.in)
@@ -56,7 +56,7 @@ kind_of() {
 	*.md|README|*/README|NEWS|COPYING|COPYING.LIB|.gitignore|*/.keep|\
 	testsuite/abi/libmaptap.sym)
 		echo exempt; return ;;
-	*.c|*.h|*.cc) echo c; return ;;
+	*.c|*.h|*.cc|*.js) echo c; return ;;
 	*.sh|*.py|*.in) echo hash; return ;;
 	*.stp|*.stpm) echo slash; return ;;
 	*.am) echo dhash; return ;;

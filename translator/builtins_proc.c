@@ -16,6 +16,8 @@
  */
 #include <config.h>
 
+#include <sched.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,7 @@ enum {
 	P_PID = 1 * TR_BUILTIN_GROUP_BASE, P_TID, P_PPID, P_EXECNAME,
 	P_UID, P_EUID, P_GID, P_EGID, P_TARGET, P_STP_PID, P_IS_RETURN,
 	P_CMDLINE_ARGS, P_CMDLINE_ARG, P_CMDLINE_STR, P_JSON_STR, P_SIGABBREV,
+	P_CPU, P_USER_MODE,
 };
 
 #define L TY_LONG
@@ -52,6 +55,9 @@ static const struct tr_builtin table[] = {
 	/* maptap's own, for the default log script */
 	{ "maptap_json_string", 1, 1, { S }, S, P_JSON_STR },
 	{ "maptap_signal_abbrev", 1, 1, { L }, S, P_SIGABBREV },
+	/* appended: ids are positions in this table */
+	{ "cpu", 0, 0, { U }, L, P_CPU },
+	{ "user_mode", 0, 0, { U }, L, P_USER_MODE },
 };
 
 #undef L
@@ -177,6 +183,38 @@ static void json_string(const char *s, size_t len, struct maptap_script_buf *b)
 	maptap_script_buf_addc(b, '"');
 }
 
+/* stap's cpu(): the CPU the probe ran on.  A sample knows it; a
+ * stopped thread last ran on field 39 of /proc/PID/task/TID/stat
+ * (proc(5), "processor"); elsewhere maptap's own CPU. */
+static int64_t ctx_cpu(const struct interp *I)
+{
+	char buf[1024], *p;
+	int i;
+
+	if (I->tgt && I->tgt->sample)
+		return I->tgt->sample->cpu;
+	if (!I->tgt || !I->tgt->pid)
+		return sched_getcpu();
+	if (read_proc(ctx_pid(I), ctx_tid(I), "stat", buf, sizeof(buf)) < 0)
+		return -1;
+	/* after the comm's closing parenthesis: field 3 on */
+	p = strrchr(buf, ')');
+	for (i = 2; p && i < 39; i++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoll(p + 1, NULL, 10) : -1;
+}
+
+/* stap's user_mode(): 1 when the probe hit while the thread ran user
+ * code.  A sample says which; a ptrace stop of a traced thread shows
+ * its user registers (1); begin, end and timer probes run in no user
+ * context (0). */
+static int64_t ctx_user_mode(const struct interp *I)
+{
+	if (I->tgt && I->tgt->sample)
+		return I->tgt->sample->user_mode;
+	return I->tgt && I->tgt->pid && I->tgt->stopped;
+}
+
 static int64_t call_long(struct interp *I, struct node *n)
 {
 	switch (n->builtin) {
@@ -196,6 +234,8 @@ static int64_t call_long(struct interp *I, struct node *n)
 		return I->s->opts ? I->s->opts->target_pid : 0;
 	case P_STP_PID: return getpid();
 	case P_IS_RETURN: return I->cur && I->cur->is_return;
+	case P_CPU: return ctx_cpu(I);
+	case P_USER_MODE: return ctx_user_mode(I);
 	}
 	return 0;
 }

@@ -97,7 +97,9 @@ struct walk {
 
 static bool user_context(const struct interp *I)
 {
-	return I->tgt && I->tgt->pid && I->tgt->stopped && I->tgt->mods;
+	return I->tgt && I->tgt->pid && I->tgt->mods &&
+	       (I->tgt->stopped || (I->tgt->sample &&
+				    I->tgt->sample->has_regs));
 }
 
 static unsigned max_frames(const struct interp *I)
@@ -322,6 +324,8 @@ static uint64_t stop_time(const struct interp *I)
 		return t->mev->time_ns;
 	if (t->sc)
 		return t->sc->time_ns;
+	if (t->sample)
+		return t->sample->time_ns;
 	return 0;
 }
 
@@ -385,8 +389,17 @@ static int cache_walk(struct tr_target *t, struct tr_stack_cache *c,
 		return -1;
 	ucache_clear(c);
 	c->end = MAPTAP_UNWIND_COMPLETE;
-	c->nraw = maptap_unwind(t->unw, c->pid, c->tid ? c->tid : c->pid,
-				c->raw, max, &c->end);
+	/* a sample's thread ran on: its registers and stack copy */
+	if (t->sample && t->sample->has_regs && t->sample->tid == c->tid)
+		c->nraw = maptap_unwind_sample(t->unw, c->pid, c->tid,
+					       t->sample->regs,
+					       t->sample->stack,
+					       t->sample->stack_len, c->raw,
+					       max, &c->end);
+	else
+		c->nraw = maptap_unwind(t->unw, c->pid,
+					c->tid ? c->tid : c->pid, c->raw,
+					max, &c->end);
 	c->depth = max;
 	c->walked = true;
 	return 0;

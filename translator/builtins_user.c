@@ -25,6 +25,7 @@
 
 #include <maptap/module.h>
 #include <maptap/session.h>
+#include <maptap/profile.h>
 #include <maptap/symbols.h>
 
 #include "interp.h"
@@ -225,6 +226,12 @@ static bool get_regs(struct interp *I, struct user_regs_struct *r)
 {
 	const struct tr_target *t = I->tgt;
 
+	if (t && t->pid > 0 && t->sample) {
+		if (!t->sample->has_regs)
+			return false;
+		*r = *t->sample->regs;	/* the user registers sampled */
+		return true;
+	}
 	if (!t || !t->sess || t->pid <= 0 || !t->stopped)
 		return false;
 	return maptap_session_get_regs(t->sess, t->tid, r) == 0;

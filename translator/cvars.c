@@ -102,8 +102,8 @@ int tr_cvar_lookup(const struct tr_dprobe *dp, const char *name,
 	const struct cvar_def *d = NULL;
 
 	*why = "target variables are not available in this probe";
-	if (!dp || !tr_probe_needs_target(dp->kind))
-		return -1;
+	if (!dp || !tr_probe_needs_target(dp->kind) || dp->kind == PK_PERF)
+		return -1;	/* a sample has registers, no variables */
 	if (dp->kind == PK_PROCESS) {
 		*why = "only \"process(PATH_OR_PID).syscall\" and "
 		       "\"process(PATH_OR_PID).syscall.return\" probes "

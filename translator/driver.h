@@ -37,6 +37,10 @@ struct driver_opts {
 					 * space, printed when tracing ends */
 	bool log;			/* --log: the event log too (the
 					 * default without --report) */
+	/* --profile[=top|folded|svg]: sample the target's threads and
+	 * print a profile when tracing ends (profile.h); 0: none, 1: top,
+	 * 2: folded, 3: svg */
+	int profile;
 	bool verify;			/* --verify */
 	bool no_seccomp;		/* --no-seccomp */
 	int maps_source;		/* --maps=auto|query|text (enum maptap_maps_source) */

@@ -18,6 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
+
+#include <maptap/profile.h>
 #include <maptap/syscalls.h>
 
 #include "cvars.h"
@@ -1080,6 +1083,142 @@ static void match_maptap(struct elab *e, const struct tr_probe_point *pp,
 	}
 }
 
+/* ---- sampling points (docs/profile.md) ---- */
+
+/* stap's perf tapset (tapset/perf.stp): perf.sw.NAME and perf.hw.NAME
+ * are perf.type(T).config(C) of linux/perf_event.h's enums. */
+static const struct perf_name {
+	const char *group, *name;
+	uint32_t type;
+	uint64_t config;
+} perf_names[] = {
+	{ "sw", "cpu_clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "sw", "task_clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "sw", "page_faults", PERF_TYPE_SOFTWARE,
+	  PERF_COUNT_SW_PAGE_FAULTS },
+	{ "sw", "context_switches", PERF_TYPE_SOFTWARE,
+	  PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "sw", "cpu_migrations", PERF_TYPE_SOFTWARE,
+	  PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "sw", "page_faults_min", PERF_TYPE_SOFTWARE,
+	  PERF_COUNT_SW_PAGE_FAULTS_MIN },
+	{ "sw", "page_faults_maj", PERF_TYPE_SOFTWARE,
+	  PERF_COUNT_SW_PAGE_FAULTS_MAJ },
+	{ "hw", "cpu_cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "hw", "instructions", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_INSTRUCTIONS },
+	{ "hw", "cache_references", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_CACHE_REFERENCES },
+	{ "hw", "cache_misses", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_CACHE_MISSES },
+	{ "hw", "branch_instructions", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "hw", "branch_misses", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_BRANCH_MISSES },
+	{ "hw", "bus_cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
+	{ "hw", "ref_cpu_cycles", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_REF_CPU_CYCLES },
+};
+
+/* stap's sample period of a perf probe without .sample(N) */
+#define PERF_DEFAULT_PERIOD 1000000
+/* timer.profile: every scheduler tick of the thread's CPU time, at the
+ * HZ timer.jiffies assumes (250) */
+#define PROFILE_TICK_NS 4000000
+
+/* Refuse at pass 2 an event the machine cannot count (a hardware
+ * counter in a VM): the message names it and the kernel's reason.  An
+ * optional point (`perf.hw.cpu_cycles ?`) is left out silently. */
+static bool perf_supported(struct elab *e, const struct tr_probe_point *pp,
+			   uint32_t type, uint64_t config)
+{
+	struct maptap_profiler *p;
+	bool ok;
+
+	if (maptap_profiler_new(NULL, &p))
+		return true;	/* ENOMEM: let the run say it */
+	ok = maptap_profile_probe(p, type, config) == 0;
+	if (!ok && !pp->optional)
+		tr_sema_error(e->s, pp->tok, "probe point %s: %s",
+			      pp_name(e->s, pp), maptap_profile_errmsg(p));
+	maptap_profiler_free(p);
+	return ok;
+}
+
+/* timer.profile[.tick]; perf.sw.NAME, perf.hw.NAME,
+ * perf.type(T).config(C), each with an optional .sample(N) (one sample
+ * every N events) or .hz(N) (N samples a second). */
+static void match_perf(struct elab *e, const struct tr_probe_point *pp,
+		       struct ptr_vec *out)
+{
+	static const char *const tick[] = { "tick" };
+	const struct tr_component *c, *c0, *c1, *c2;
+	struct tr_dprobe *dp;
+	uint32_t type = 0;
+	uint64_t config = 0, period = PERF_DEFAULT_PERIOD, freq = 0;
+	int rest;
+	bool ok = true;
+	size_t i;
+
+	c0 = pp->comps.v[0];
+	c1 = pp->comps.v[1];
+	c2 = pp->comps.n > 2 ? pp->comps.v[2] : NULL;
+	if (comp_is(pp, 0, "timer") && comp_is(pp, 1, "profile") &&
+	    !c0->arg && !c1->arg &&
+	    (pp->comps.n == 2 || tail_matches(pp, 2, tick, 1))) {
+		dp = push_point(e, pp, PK_PERF, pp->comps.n == 2 ?
+				"timer.profile" : "timer.profile.tick", out);
+		dp->perf_type = PERF_TYPE_SOFTWARE;
+		dp->perf_config = PERF_COUNT_SW_CPU_CLOCK;
+		dp->perf_period = PROFILE_TICK_NS;
+		return;
+	}
+	if (!comp_is(pp, 0, "perf") || c0->arg || !c2)
+		return;
+	if (comp_is(pp, 1, "type") && comp_is(pp, 2, "config")) {
+		type = (uint32_t)comp_num(pp, 1, &ok);
+		config = (uint64_t)comp_num(pp, 2, &ok);
+		if (!ok || comp_num(pp, 1, &ok) < 0)
+			return;
+	} else {
+		for (i = 0; i < sizeof(perf_names) / sizeof(perf_names[0]);
+		     i++)
+			if (!c1->arg && !c2->arg &&
+			    !strcmp(c1->name, perf_names[i].group) &&
+			    !strcmp(c2->name, perf_names[i].name))
+				break;
+		if (i == sizeof(perf_names) / sizeof(perf_names[0]))
+			return;
+		type = perf_names[i].type;
+		config = perf_names[i].config;
+	}
+	rest = pp->comps.n - 3;
+	if (rest > 1)
+		return;
+	if (rest == 1) {
+		c = (const struct tr_component *)pp->comps.v[3];
+		if (!c->arg || c->arg->kind != N_NUM || c->arg->num <= 0 ||
+		    (strcmp(c->name, "sample") && strcmp(c->name, "hz"))) {
+			tr_sema_error(e->s, c->tok, "perf probe: expected "
+				      ".sample(N) or .hz(N) with N > 0");
+			return;
+		}
+		if (!strcmp(c->name, "hz")) {
+			freq = (uint64_t)c->arg->num;
+			period = 0;
+		} else {
+			period = (uint64_t)c->arg->num;
+		}
+	}
+	if (!perf_supported(e, pp, type, config) && pp->optional)
+		return;
+	dp = push_point(e, pp, PK_PERF, pp_name(e->s, pp), out);
+	dp->perf_type = type;
+	dp->perf_config = config;
+	dp->perf_period = period;
+	dp->perf_freq = freq;
+}
+
 static void match_target_points(struct elab *e,
 				const struct tr_probe_point *pp,
 				struct ptr_vec *out)
@@ -1088,6 +1227,7 @@ static void match_target_points(struct elab *e,
 		return;
 	match_process(e, pp, out);
 	match_maptap(e, pp, out);
+	match_perf(e, pp, out);
 }
 
 static bool alias_name_matches(const struct tr_probe_point *user,

@@ -20,6 +20,9 @@ enum probe_kind {
 	PK_SYSCALL,	/* process.syscall[.return], maptap.syscall(..) */
 	PK_EVENT,	/* maptap.vma.*, maptap.module.*, maptap.process.*,
 			 * maptap.event */
+	PK_PERF,	/* timer.profile[.tick], perf.sw.*, perf.hw.*,
+			 * perf.type(T).config(C): samples of the traced
+			 * threads (profile.h) */
 };
 
 /* Which lifetime point a PK_PROCESS probe is (docs/probes.md). */
@@ -60,12 +63,18 @@ struct tr_dprobe {
 	bool all_syscalls;		/* every call, known or not */
 	uint64_t syscalls[MAPTAP_SYSCALL_SET_WORDS];	/* else these */
 	uint32_t events;		/* PK_EVENT: TR_EV_* and kind bits */
+	/* PK_PERF: perf_event_attr.type and .config, and one sample every
+	 * PERF_PERIOD events or PERF_FREQ samples per second (one is 0) */
+	uint32_t perf_type;
+	uint64_t perf_config;
+	uint64_t perf_period, perf_freq;
 };
 
 /* True for the probe kinds that need a traced process (-c / -x). */
 static inline bool tr_probe_needs_target(enum probe_kind k)
 {
-	return k == PK_PROCESS || k == PK_SYSCALL || k == PK_EVENT;
+	return k == PK_PROCESS || k == PK_SYSCALL || k == PK_EVENT ||
+	       k == PK_PERF;
 }
 
 /* A built-in function implemented in C (builtins.c). */

@@ -21,6 +21,7 @@
 #include <maptap/script_regex.h>
 #include <maptap/script_stat.h>
 #include <maptap/script_string.h>
+#include <maptap/profile.h>
 #include <maptap/unwind.h>
 
 #include "elaborate.h"
@@ -64,6 +65,10 @@ struct tr_target {
 	const struct maptap_event *ev;		/* maptap.vma/process */
 	const struct maptap_module_event *mev;	/* maptap.module */
 	const struct maptap_syscall_stop *sc;	/* syscalls */
+	/* timer.profile, perf.*: the sample (profile.h); the thread runs
+	 * on (STOPPED is false), its registers and stack are the
+	 * sample's */
+	const struct maptap_profile_sample *sample;
 	/* execname() of a task that is gone (end, thread.end): the
 	 * process's name at its begin; NULL: read it from /proc. */
 	const char *comm;

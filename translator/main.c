@@ -53,6 +53,9 @@ static void usage(FILE *fp)
 	      "               (by call site, module, anonymous name; the peak;\n"
 	      "               dlopen/dlclose), instead of the log\n"
 	      "  --log        the event log (the default); with --report, both\n"
+	      "  --profile[=top|folded|svg]  sample the target's threads (perf\n"
+	      "               events) and print the functions by samples, the\n"
+	      "               folded stacks, or a flame graph (SVG; use -o)\n"
 	      "  --verify     check the model against /proc/PID/maps after each event\n"
 	      "  --maps=SRC   read VMAs with auto, query (PROCMAP_QUERY) or text\n"
 	      "  --no-seccomp launch without the seccomp filter (see maptap(1))\n"
@@ -103,7 +106,8 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 }
 
 enum { OPT_JSON = 256, OPT_VERIFY, OPT_MAPS, OPT_NO_SECCOMP, OPT_LDD,
-       OPT_RUNTIME, OPT_DYNINST, OPT_STACKS, OPT_REPORT, OPT_LOG };
+       OPT_RUNTIME, OPT_DYNINST, OPT_STACKS, OPT_REPORT, OPT_LOG,
+       OPT_PROFILE };
 
 /* stap(1) --runtime=MODE: kernel (stap's default), dyninst or bpf.
  * maptap's runtime is in user space, the one stap calls dyninst, and the
@@ -155,6 +159,7 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 		{ "stacks", no_argument, NULL, OPT_STACKS },
 		{ "report", no_argument, NULL, OPT_REPORT },
 		{ "log", no_argument, NULL, OPT_LOG },
+		{ "profile", optional_argument, NULL, OPT_PROFILE },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "maps", required_argument, NULL, OPT_MAPS },
 		{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
@@ -242,6 +247,17 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 			break;
 		case OPT_LOG:
 			o->log = true;
+			break;
+		case OPT_PROFILE:
+			if (!optarg || strcmp(optarg, "top") == 0)
+				o->profile = 1;
+			else if (strcmp(optarg, "folded") == 0)
+				o->profile = 2;
+			else if (strcmp(optarg, "svg") == 0)
+				o->profile = 3;
+			else
+				return refuse("--profile: '%s' is not top, "
+					      "folded or svg", optarg);
 			break;
 		case OPT_VERIFY:
 			o->verify = true;
@@ -354,6 +370,12 @@ static int check_modes(const struct driver_opts *o)
 	if (o->report && !o->target_cmd && !o->target_pid)
 		return refuse("--report needs a process to report on: give "
 			      "-c 'CMD' or -x PID");
+	if (o->profile && !o->target_cmd && !o->target_pid)
+		return refuse("--profile needs a process to sample: give "
+			      "-c 'CMD' or -x PID");
+	if (o->profile && o->last_pass < 5)
+		return refuse("--profile samples the target while it runs "
+			      "(pass 5); -p %d stops before", o->last_pass);
 	if (o->report && o->last_pass < 5)
 		return refuse("--report is made while the target runs (pass "
 			      "5); -p %d stops before", o->last_pass);
@@ -369,13 +391,13 @@ static int check_modes(const struct driver_opts *o)
 	return 0;
 }
 
-/* The user's script, the log, or with --report alone nothing but the
- * report. */
+/* The user's script, the log, or with --report or --profile alone
+ * nothing but the report or the profile. */
 static int run(struct driver_opts *o)
 {
 	if (o->script_text || o->script_file)
 		return translator_run(o);
-	if (o->report && !o->log)
+	if ((o->report || o->profile) && !o->log)
 		return run_report_only(o);
 	return run_log(o);
 }

@@ -37,6 +37,7 @@
 
 #include "driver.h"
 #include "interp.h"
+#include "profile.h"
 #include "target.h"
 
 /* A process the run has seen become ready. */
@@ -60,6 +61,7 @@ struct run {
 	struct plist by_event[N_EVBITS];
 	struct plist by_point[4];	/* enum tr_proc_point */
 	struct plist syscalls;
+	struct plist perf;		/* PK_PERF */
 	struct proc *procs;
 	size_t nprocs, cap;
 	/* The unloads of the current batch of events (one pid, one time:
@@ -69,6 +71,7 @@ struct run {
 	pid_t batch_pid;
 	uint64_t batch_ns;
 	struct maptap_report *rep;	/* --report; NULL without */
+	struct tr_profile *prof;	/* --profile; NULL without */
 	bool traced;			/* the launch or attach was made */
 	char **argv;			/* -c, split */
 	char *cmd_copy;			/* the words of ARGV */
@@ -145,6 +148,9 @@ static void index_probes(struct run *r, struct maptap_session_opts *so)
 		case PK_PROCESS:
 			plist_add(&r->by_point[dp->proc_point], dp);
 			break;
+		case PK_PERF:
+			plist_add(&r->perf, dp);
+			break;
 		case PK_SYSCALL:
 			plist_add(&r->syscalls, dp);
 			so->all_syscalls |= dp->all_syscalls;
@@ -160,6 +166,7 @@ static void index_probes(struct run *r, struct maptap_session_opts *so)
 	for (b = 0; b < 4; b++)
 		sort_plist(&r->by_point[b]);
 	sort_plist(&r->syscalls);
+	sort_plist(&r->perf);
 }
 
 /* ---- the report (--report) ---- */
@@ -374,6 +381,7 @@ static void clear_ctx(struct run *r)
 	r->pub.ev = NULL;
 	r->pub.mev = NULL;
 	r->pub.sc = NULL;
+	r->pub.sample = NULL;
 	r->pub.comm = NULL;
 }
 
@@ -556,6 +564,30 @@ static void lifetime(struct run *r, const struct maptap_event *ev)
 	}
 }
 
+/* --profile: name the samples taken so far against the model as it is
+ * before EV changes it, and follow the threads EV starts and ends. */
+static void profile_event(struct run *r, const struct maptap_event *ev)
+{
+	switch (ev->kind) {
+	case MAPTAP_EV_CLONE:
+		tr_profile_drain(r->prof);
+		if (ev->thread)
+			tr_profile_thread(r->prof, ev->pid, ev->child, false);
+		break;
+	case MAPTAP_EV_EXEC:	/* on_ready opens the new image's */
+		tr_profile_stop(r->prof, ev->pid, 0);
+		break;
+	case MAPTAP_EV_EXIT:
+	case MAPTAP_EV_DETACH:
+		tr_profile_stop(r->prof, ev->pid,
+				ev->kind == MAPTAP_EV_EXIT && ev->group_exit ?
+				0 : ev->tid);
+		break;
+	default:
+		tr_profile_drain(r->prof);
+	}
+}
+
 static int on_event(const struct maptap_event *ev, void *arg)
 {
 	struct run *r = arg;
@@ -563,6 +595,8 @@ static int on_event(const struct maptap_event *ev, void *arg)
 	struct maptap_event e = *ev;
 	const struct plist *l = &r->by_event[ev->kind];
 
+	if (r->prof)
+		profile_event(r, ev);
 	/* The module layer opens the mapped files now, while the target is
 	 * stopped at this event; its module events come during the call. */
 	batch_begin(r, ev);
@@ -623,6 +657,9 @@ static void on_ready(pid_t pid, pid_t tid, enum maptap_ready_why why,
 	struct run *r = arg;
 	struct proc *p = proc_begin(r, pid);
 
+	if (r->prof)
+		tr_profile_thread(r->prof, pid, tid,
+				  why == MAPTAP_READY_ATTACH);
 	r->began = true;
 	if (r->I->exit_requested)
 		return;
@@ -750,6 +787,52 @@ static int launch(struct run *r)
 	return 0;
 }
 
+/* The probes of one sample of timer.profile / perf.*: the thread runs
+ * on, so the handler's context is the sample's registers and stack. */
+static void fire_sample(const struct maptap_profile_sample *s,
+			const struct tr_dprobe *const *v, int n, void *arg)
+{
+	struct run *r = arg;
+	struct plist l = { (const struct tr_dprobe **)v, n };
+	struct proc *p = proc_find(r, s->pid);
+	char path[64];
+
+	if (r->I->exit_requested)
+		return;
+	clear_ctx(r);
+	r->pub.sample = s;
+	/* the last samples of a process are read at its exit, when /proc
+	 * may no longer show it: execname() is then its name at begin */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)s->pid,
+		 (int)s->tid);
+	if (p && access(path, F_OK) != 0)
+		r->pub.comm = p->comm;
+	set_ctx(r, s->pid, s->tid, false);
+	fire(r, &l, NULL, false);
+	clear_ctx(r);
+}
+
+/* --profile and the script's sampling probes. */
+static int profile_open(struct run *r)
+{
+	struct tr_profile_cfg cfg;
+	FILE *err = r->I->s->err;
+	int i;
+
+	if (tr_profile_cfg_of(r->I->s->opts, &cfg, err) ||
+	    tr_profile_new(&r->pub, &cfg, err, &r->prof)) {
+		r->failed = true;
+		return -1;
+	}
+	for (i = 0; i < r->perf.n; i++)
+		if (tr_profile_add_probe(r->prof, r->perf.v[i])) {
+			r->failed = true;
+			return -1;
+		}
+	tr_profile_set_fire(r->prof, fire_sample, r);
+	return 0;
+}
+
 int tr_target_open(struct interp *I)
 {
 	const struct driver_opts *o = I->s->opts;
@@ -782,6 +865,8 @@ int tr_target_open(struct interp *I)
 	if (maptap_modules_new(NULL, &r->pub.mods) ||
 	    maptap_session_new(&so, &r->pub.sess) || report_open(r))
 		return fail(r, "out of memory", NULL);
+	if ((o->profile || r->perf.n) && profile_open(r))
+		return -1;
 	set_signals(r);
 	if (o->target_cmd)
 		return launch(r);
@@ -800,6 +885,29 @@ int tr_target_attach(struct interp *I)
 	return 0;
 }
 
+/* maptap_session_run_until() with --profile: the rings are drained
+ * every few milliseconds (-D PROFILE_DRAIN_MS) while the target runs,
+ * since a thread that makes no system call gives no event that would
+ * drain them. */
+static int profile_wait(struct run *r, int64_t deadline_ns)
+{
+	struct timespec ts;
+	int64_t now, until;
+	int rc;
+
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		until = now + tr_profile_drain_ns(r->prof);
+		if (deadline_ns >= 0 && deadline_ns < until)
+			until = deadline_ns;
+		rc = maptap_session_run_until(r->pub.sess, (uint64_t)until);
+		tr_profile_drain(r->prof);
+		if (rc != 1 || until == deadline_ns)
+			return rc;
+	}
+}
+
 bool tr_target_wait(struct interp *I, int64_t deadline_ns)
 {
 	struct run *r = run_of(I);
@@ -807,7 +915,8 @@ bool tr_target_wait(struct interp *I, int64_t deadline_ns)
 
 	if (r->failed)
 		return false;
-	rc = maptap_session_run_until(r->pub.sess, deadline_ns < 0 ? 0 :
+	rc = r->prof ? profile_wait(r, deadline_ns) :
+	     maptap_session_run_until(r->pub.sess, deadline_ns < 0 ? 0 :
 				      (uint64_t)deadline_ns);
 	if (rc < 0) {
 		fail(r, "waiting for the target", strerror(-rc));
@@ -829,6 +938,7 @@ void tr_target_finish(struct interp *I, bool timeout)
 					      SIGTERM : 0);
 	while (tr_target_wait(I, -1))
 		;
+	tr_profile_drain(r->prof);
 	output(I, true);
 }
 
@@ -871,6 +981,21 @@ static void print_stats(struct run *r)
 	print_unwind_stats(r);
 }
 
+/* Print the profile after the report, as the report is printed. */
+static void profile_print(struct run *r)
+{
+	struct interp *I = r->I;
+	int rc;
+
+	if (!r->prof || !r->traced || I->out_failed)
+		return;
+	rc = tr_profile_print(r->prof, I->outf, I->s->err,
+			      I->s->opts->verbose);
+	if (rc < 0)
+		fprintf(I->s->err, "maptap: cannot write the profile: %s\n",
+			strerror(-rc));
+}
+
 static int exit_code_of(int status)
 {
 	if (status < 0)
@@ -904,6 +1029,8 @@ int tr_target_close(struct interp *I)
 	if (r->pub.sess && I->s->opts->verbose)
 		print_stats(r);
 	report_print(r);
+	profile_print(r);
+	tr_profile_free(r->prof);
 	maptap_report_free(r->rep);
 	maptap_session_free(r->pub.sess);
 	maptap_unwinder_free(r->pub.unw);
@@ -914,6 +1041,7 @@ int tr_target_close(struct interp *I)
 	for (i = 0; i < 4; i++)
 		free(r->by_point[i].v);
 	free(r->syscalls.v);
+	free(r->perf.v);
 	while (r->nprocs)
 		free(r->procs[--r->nprocs].exe);
 	free(r->procs);

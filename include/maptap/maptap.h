@@ -24,6 +24,7 @@
 #include <maptap/symbols.h>
 #include <maptap/unwind.h>
 #include <maptap/report.h>
+#include <maptap/profile.h>
 
 #ifdef __cplusplus
 extern "C" {

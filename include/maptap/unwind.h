@@ -55,6 +55,8 @@ extern "C" {
 #pragma GCC visibility push(default)	/* libmaptap is built -fvisibility=hidden */
 #endif
 
+struct user_regs_struct;	/* <sys/user.h> */
+
 /* SystemTap's MAXBACKTRACE default: frames per backtrace when the caller
  * does not say (stap's runtime/stack.c; settable with -D there and
  * here). */
@@ -133,6 +135,28 @@ void maptap_unwinder_free(struct maptap_unwinder *u);
 int maptap_unwind(struct maptap_unwinder *u, pid_t pid, pid_t tid,
 		  struct maptap_frame *frames, unsigned max,
 		  enum maptap_unwind_end *end);
+
+/* Walk the stack of a sample of thread TID of process PID (a perf
+ * sample, maptap/profile.h) taken while the thread ran: from its user
+ * registers REGS and STACK_LEN bytes of its stack copied from
+ * REGS->rsp upwards at that moment (STACK may be NULL: frame 0 and
+ * what the frame-pointer register gives without memory).  Frames and
+ * MAX as maptap_unwind().  The thread need not be stopped, or still
+ * exist: no system call reads its registers or writable memory, which
+ * have changed since; only the copy, and pages of read-only segments
+ * of modules from the module layer's files (code, .eh_frame), are
+ * read.  A frame whose caller lies above the copy ends the walk with
+ * MAPTAP_UNWIND_BADFRAME.  Modules are looked up in the module layer
+ * as it is now, so the caller drains samples before it applies later
+ * address-space events (maptap/profile.h).  STACK is not kept.
+ *
+ * Returns the number of frames (at least 1), -EINVAL for a bad
+ * argument, -ENOMEM. */
+int maptap_unwind_sample(struct maptap_unwinder *u, pid_t pid, pid_t tid,
+			 const struct user_regs_struct *regs,
+			 const void *stack, size_t stack_len,
+			 struct maptap_frame *frames, unsigned max,
+			 enum maptap_unwind_end *end);
 
 /* Symbolize frame F of process PID through the symbol layer
  * (maptap_sym_lookup(), FLAGS of enum maptap_sym_flags, "as mapped
