@@ -5,7 +5,9 @@
 # include/maptap/, and another folder's private header only where the
 # table below allows it.  A new tie between subsystems is then a
 # visible, reviewed line here, not an #include slipped into a .c file;
-# and the allowed ties, exceptions set apart, must form no cycle.
+# and the allowed ties, exceptions set apart, must form no cycle.  In
+# the build tree it checks libmaptap's calls too (nm): a folder calls
+# another only down the layers, whatever header it went through.
 # runtime/README.md and translator/README.md draw the same picture.
 . "$top_srcdir/testsuite/lib/tap.sh"
 
@@ -103,5 +105,57 @@ else
 	fail "the ties between subsystem folders form no cycle"
 fi
 rm -f "$edges.err"
+
+# The same at link level inside libmaptap, where a tie through public
+# headers shows too: FROM calls a function that TO's objects define.
+# Inside libmaptap every tie runs one way, so here there are no
+# exceptions (the translator's, through public headers, are abi.sh's).
+calls='
+runtime/tracer runtime/model
+runtime/modules runtime/model
+runtime/unwind runtime/modules
+runtime/report runtime/unwind
+runtime/report runtime/modules
+runtime/report runtime/output
+runtime/output runtime/modules
+runtime/output runtime/model
+'
+objs() {	# objs DIR: DIR's objects in the build tree (PIC ones first)
+	set -- "$top_builddir/$1"/.libs/*.o
+	[ -f "$1" ] || set -- "$top_builddir/${1%/.libs/*}"/*.o
+	[ -f "$1" ] && printf '%s\n' "$@"
+}
+defs=$(mktemp) || exit 1
+ties=$(mktemp) || exit 1
+for d in runtime/*/; do
+	d=${d%/}
+	for o in $(objs "$d"); do
+		nm -g --defined-only "$o" | awk -v d="$d" 'NF == 3 { print $3, d }'
+	done
+done | LC_ALL=C sort -u >"$defs"
+if [ ! -s "$defs" ]; then
+	skip "calls between runtime/ folders: no objects in $top_builddir"
+else
+	for d in runtime/*/; do
+		d=${d%/}
+		for o in $(objs "$d"); do nm -u "$o"; done |
+			awk '{ print $NF }' | LC_ALL=C sort -u |
+			LC_ALL=C join - "$defs" | awk -v d="$d" '$2 != d { print d, $2, $1 }'
+	done >"$ties"
+	badties=$(awk '{ print $1, $2 }' "$ties" | sort -u |
+		grep -vxF "$(printf '%s\n' "$calls" | grep .)" || true)
+	if ! printf '%s\n' "$calls" | grep . | tsort >/dev/null; then
+		fail "runtime/ folders call only down the layers (the table has a loop)"
+	elif [ -z "$badties" ]; then
+		ok "runtime/ folders call only down the layers ($(wc -l <"$ties") calls)"
+	else
+		printf '%s\n' "$badties" | while read -r a b; do
+			diag "$a calls $b: $(awk -v a="$a" -v b="$b" \
+				'$1 == a && $2 == b { printf "%s ", $3 }' "$ties")"
+		done
+		fail "runtime/ folders call only down the layers"
+	fi
+fi
+rm -f "$defs" "$ties"
 
 tap_done
