@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* maptap/syscalls.h -- what maptap knows about system calls, as data.
  *
- * One table per architecture (runtime/syscalls_x86_64.h, the only one so
+ * One table per architecture (runtime/tracer/syscalls_x86_64.h, the only one so
  * far) names each call and its class: whether it can change the address
  * space (and how to find the range it touched), replaces the program
  * image, or is ptrace itself.  The tracer consults the class; it never

@@ -18,7 +18,7 @@
 #include <maptap/script_map.h>
 
 #include "map_impl.h"
-#include "../hash.h"
+#include "../common/hash.h"
 
 #define INITIAL_BUCKETS 16
 

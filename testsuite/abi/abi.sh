@@ -41,7 +41,7 @@ fi
 nm -g --defined-only "$top_builddir/.libs/libmaptap_internal.a" 2>/dev/null |
 	awk 'NF == 3 { print $3 }' | LC_ALL=C sort -u >"$work/defined"
 nm -u "$top_builddir/.libs/libmaptap_translator.a" \
-	"$top_builddir/translator/maptap-main.o" 2>/dev/null |
+	"$top_builddir/translator/driver/maptap-main.o" 2>/dev/null |
 	awk 'NF == 2 { print $2 }' | LC_ALL=C sort -u >"$work/used"
 LC_ALL=C comm -12 "$work/defined" "$work/used" >"$work/calls"
 if [ ! -s "$work/defined" ] || [ ! -s "$work/calls" ]; then

@@ -13,8 +13,9 @@ src=$top_srcdir
 if "$CLANG" -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-g -O1 -I"$src/include" -I"$top_builddir" -I"$src" \
 	-o "$work/fuzz_maps" "$src/testsuite/fuzz/fuzz_maps.c" \
-	"$src/runtime/vma.c" "$src/runtime/maps_parse.c" \
-	"$src/runtime/mm_tree.c" "$src/runtime/mm_diff.c" "$src/runtime/mm.c" \
+	"$src/runtime/model/vma.c" "$src/runtime/model/maps_parse.c" \
+	"$src/runtime/model/mm_tree.c" "$src/runtime/model/mm_diff.c" \
+	"$src/runtime/model/mm.c" \
 	>"$work/build.log" 2>&1; then
 	ok "build the fuzz target with clang and libFuzzer"
 else

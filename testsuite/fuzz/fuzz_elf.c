@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_elf.c -- fuzz target for the ELF segment layer
- * (runtime/elf_segments.c) and, through a memfd, the symbol index
- * (runtime/sym_index.c, libdwfl underneath).
+ * (runtime/modules/elf_segments.c) and, through a memfd, the symbol index
+ * (runtime/modules/sym_index.c, libdwfl underneath).
  *
  * Two ways to build:
  *   - as a libFuzzer target: clang -DMAPTAP_LIBFUZZER -fsanitize=fuzzer,...
@@ -16,8 +16,8 @@
  */
 #include <config.h>
 
-#include "../../runtime/elf_priv.h"
-#include "../../runtime/module_priv.h"
+#include "../../runtime/modules/elf_priv.h"
+#include "../../runtime/modules/module_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>

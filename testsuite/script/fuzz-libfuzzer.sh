@@ -28,19 +28,20 @@ src=$top_srcdir
 # Every translator source but the program's main(): a list of names
 # would miss the files added later (builtins_proc.c did).
 files=
-for f in "$src"/translator/*.c; do
+for f in "$src"/translator/*/*.c; do
 	case $f in */main.c) ;; *) files="$files $f" ;; esac
 done
 # The runtime too (target.c drives a session), built by clang like the
 # rest: a sanitizer build's libmaptap has gcc's ASan runtime, which
 # cannot be mixed with clang's.
-files="$files $(ls "$src"/runtime/script/*.c "$src"/runtime/*.c)"
+files="$files $(ls "$src"/runtime/*/*.c)"
 # The target reads no tapsets (fuzz_parse.c), but the translator names
 # the installed directory, which the Makefile defines.
 # shellcheck disable=SC2086
 if "$clang" -g -O1 -fsanitize=fuzzer,address,undefined \
 	-DMAPTAP_TAPSETDIR='"/nonexistent/maptap/tapset"' \
-	-I"$top_builddir" -I"$src/include" -I"$src/translator" \
+	-I"$top_builddir" -I"$src/include" -I"$src/translator/driver" \
+	-I"$src/translator/front" -I"$src/translator/interp" \
 	$files "$src/testsuite/script/fuzz_parse.c" -lm \
 	-ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind \
 	-o "$tmp/fuzz" 2>"$tmp/build.log"; then

@@ -4,7 +4,7 @@
 
 One thread's munmap often frees a range that another thread's next mmap
 gets before maptap has handled the munmap's return; maptap then learns
-of the munmap from that mmap (runtime/refresh.c, unmap_raced()).  It
+of the munmap from that mmap (runtime/tracer/refresh.c, unmap_raced()).  It
 used to report only the part the mmap reused and to drop the rest of
 the munmap: --verify found the model holding memory the kernel had
 freed, and the log never unmapped it.  Each run here makes that race
@@ -63,7 +63,7 @@ def storm(opts, name):
 # MAP_FIXED over a range a sibling's munmap is taking, and mmaps landing
 # where a sibling unmapped: the munmap's exit must not undo a mapping
 # made after it ran, nor may such a mapping show up later as a resync
-# without its call.  Before the fix (runtime/refresh.c, unmap_exit()),
+# without its call.  Before the fix (runtime/tracer/refresh.c, unmap_exit()),
 # every run had dozens of --verify differences and syscall-less events.
 fixed = t.build("t_fixedstorm")
 

@@ -132,7 +132,7 @@ t.no_verify_diffs(r, "signals")
 
 # PTRACE_TRACEME in a traced child: maptap lets go first, so it succeeds;
 # logged as a detach event.  Under the filter, the child is first given
-# a filter that lets maptap's calls through (runtime/inject.c): before,
+# a filter that lets maptap's calls through (runtime/tracer/inject.c): before,
 # it kept maptap's SECCOMP_RET_TRACE filter with no tracer that asked for
 # seccomp stops, and its mmap failed with ENOSYS (exit status 15).
 prog = t.build("t_traceme")
@@ -164,7 +164,7 @@ t.ok(any("Device or resource busy" in l for l in r.stderr.splitlines()),
      "traceme from a process with its own listener: a warning says why")
 
 # A thread seized by a child of its process, let go at maptap's interrupt
-# (runtime/inject.c): asleep in read(2), whose restart must survive the
+# (runtime/tracer/inject.c): asleep in read(2), whose restart must survive the
 # let-go, or running with no system call (the vDSO's syscall instruction
 # is borrowed).  It then maps a page: under the filter that failed with
 # ENOSYS before (exit status 42).

@@ -253,7 +253,7 @@ if not ok:
     t.diag(r.stderr)
 
 # 5. syscall.* expands to every call of the table, once.
-table = os.path.join(t.SRCDIR, "runtime", "syscalls_x86_64.h")
+table = os.path.join(t.SRCDIR, "runtime", "tracer", "syscalls_x86_64.h")
 rows = sum(1 for line in open(table) if line.startswith("SYSCALL("))
 r = t.maptap(["-p2", "-c", "true", "-e",
               "probe syscall.* { n++ } probe syscall.*.return { n++ }"],

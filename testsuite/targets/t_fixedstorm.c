@@ -8,7 +8,7 @@
  * maps 1 to 4 pages where the kernel likes (often a hole a sibling just
  * made) and unmaps its previous such mapping.  So a MAP_FIXED lands
  * where a sibling's munmap is in progress, and an mmap where a sibling
- * unmapped, before maptap has seen those calls return (runtime/refresh.c,
+ * unmapped, before maptap has seen those calls return (runtime/tracer/refresh.c,
  * unmap_exit(), fixed_raced(), unmap_raced()).  Prints the region as
  * "region 0xSTART 0xEND" and "done N"; copies its maps to MAPS_FILE at
  * the end.

@@ -7,7 +7,7 @@
  * unmaps them all, ITERATIONS times.  The kernel hands one thread's freed
  * range to another's next mmap at once, often before maptap has seen the
  * first thread's munmap return: the case where a munmap is reported from
- * the mmap that reused its range (runtime/refresh.c, unmap_raced()).
+ * the mmap that reused its range (runtime/tracer/refresh.c, unmap_raced()).
  * Prints "done N" with the number of rounds run.
  */
 #include <pthread.h>

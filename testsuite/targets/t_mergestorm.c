@@ -9,7 +9,7 @@
  * the pages next to it into one VMA; two more map and unmap a page where
  * the kernel likes.  So a munmap's re-read of the slot walks VMAs that
  * grow under it: the VMA after the last one read may have swallowed it
- * meanwhile (runtime/maps_reader.c, drop_overlapped()).  Prints "done
+ * meanwhile (runtime/model/maps_reader.c, drop_overlapped()).  Prints "done
  * N"; copies its maps to MAPS_FILE at the end.
  */
 #include "t_common.h"

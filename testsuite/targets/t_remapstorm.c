@@ -12,7 +12,7 @@
  * of S re-reads it while the mremap is still in the kernel, whose
  * destination only its return value tells: S is in the range the mremap
  * would have grown into in place, and, when it moved, its exit does not
- * read S (runtime/refresh.c, pending_ranges()).  Prints the region as
+ * read S (runtime/tracer/refresh.c, pending_ranges()).  Prints the region as
  * "region 0xSTART 0xEND" and "done N"; copies its maps to MAPS_FILE at
  * the end.
  */

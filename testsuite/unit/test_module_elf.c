@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_module_elf.c -- the segment layer (runtime/elf_segments.c) on ELF
+/* test_module_elf.c -- the segment layer (runtime/modules/elf_segments.c) on ELF
  * images built here in memory: segment choice per VMA, bias, kinds,
  * build-id, and truncated or corrupted headers.
  */
 #include <config.h>
 
-#include "../../runtime/elf_priv.h"
+#include "../../runtime/modules/elf_priv.h"
 #include "../lib/tap.h"
 
 #include <errno.h>

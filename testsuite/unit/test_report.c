@@ -16,7 +16,7 @@
 #include <maptap/symbols.h>
 
 #include "../lib/tap.h"
-#include "../../runtime/report_state.h"
+#include "../../runtime/report/report_state.h"
 
 #include <dlfcn.h>
 #include <errno.h>

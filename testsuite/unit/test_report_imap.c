@@ -10,7 +10,7 @@
 #include <config.h>
 
 #include "../lib/tap.h"
-#include "../../runtime/report_priv.h"
+#include "../../runtime/report/report_priv.h"
 
 #include <stdio.h>
 #include <stdlib.h>

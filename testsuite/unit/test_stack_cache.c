@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_stack_cache.c -- the backtrace script functions
- * (translator/builtins_stack.c) share one walk per stop.
+ * (translator/interp/builtins_stack.c) share one walk per stop.
  *
  * The test runs a copy of itself (--child: t_outer -> t_inner ->
  * raise(SIGSTOP)) under ptrace to its SIGSTOP and runs handlers of a

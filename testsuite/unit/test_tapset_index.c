@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_tapset_index.c -- the lexical pre-scan of tapset files
- * (translator/tapset_index.c): what it indexes, what it must skip, and
+ * (translator/front/tapset_index.c): what it indexes, what it must skip, and
  * when it gives up and marks a file eager.  A miss here would make pass 2
  * fail to find a tapset definition, so each rule has a case.  Then, on
  * SystemTap's own tapsets when installed (STAP_TAPSET_DIR, else

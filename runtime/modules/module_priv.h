@@ -21,7 +21,7 @@
 #include <maptap/symbols.h>
 
 #include "elf_priv.h"
-#include "hash.h"
+#include "../common/hash.h"
 
 struct mt_symtab;
 struct mt_perfmap;

@@ -4,7 +4,7 @@
  * Numbers and names from the kernel's arch/x86/entry/syscalls/syscall_64.tbl
  * (the "common" and "64" ABIs) up to Linux 6.18.  Each row: number, name,
  * class (what maptap must do when the call returns), and how to find the
- * address range it touched.  Included once, by runtime/syscalls.c.
+ * address range it touched.  Included once, by runtime/tracer/syscalls.c.
  *
  * Columns: SYSCALL(nr, name, class, range)
  */

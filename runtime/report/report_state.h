@@ -7,7 +7,7 @@
 #define MAPTAP_REPORT_STATE_H
 
 #include "report_priv.h"
-#include "hash.h"
+#include "../common/hash.h"
 
 /* Pseudo sites: the first site ids of every process. */
 enum rp_what {

@@ -18,7 +18,7 @@
  * SIGCHLD at a tracee's stop to a tracer that ignores it
  * (do_notify_parent_cldstop()), and maptap's stop loop then has to look
  * for stops every millisecond instead of sleeping until the next one
- * (runtime/loop.c, wait_chld()): a one-thread mapping storm ran 26
+ * (runtime/tracer/loop.c, wait_chld()): a one-thread mapping storm ran 26
  * times slower.  The command still starts with it ignored: it is in
  * ST->ignored, which maptap_session_opts.launch_sigign passes on.
  */

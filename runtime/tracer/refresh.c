@@ -902,7 +902,7 @@ static void verify_report(uint64_t lo, uint64_t hi,
 		mp, model ? model->name : "", kp, kernel ? kernel->name : "");
 }
 
-/* Whether a thread of MM is late (runtime/attach.c): it was inside a
+/* Whether a thread of MM is late (runtime/tracer/attach.c): it was inside a
  * call when the attach snapshot was read without it, may change the
  * maps at any time before its first stop, and that stop resyncs. */
 static bool late_in(const struct maptap_session *s, const struct mt_mm *mm)

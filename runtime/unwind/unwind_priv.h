@@ -20,7 +20,7 @@
 
 #include <maptap/unwind.h>
 
-#include "module_priv.h"
+#include "../modules/module_priv.h"
 
 /* Cache granule: one page, the unit the kernel maps (x86_64). */
 #define UW_PAGE 4096ULL

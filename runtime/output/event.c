@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "report_priv.h"
+#include "../report/report_priv.h"
 
 static const char *const kind_names[MAPTAP_EV_KIND_COUNT] = {
 	[MAPTAP_EV_MAP] = "map",
@@ -235,7 +235,7 @@ static void json_str(FILE *fp, const char *bytes, size_t len)
 	fputc('"', fp);
 }
 
-/* The same writer for the report (runtime/report_priv.h). */
+/* The same writer for the report (runtime/report/report_priv.h). */
 void mt_json_str(FILE *fp, const char *bytes, size_t len)
 {
 	json_str(fp, bytes, len);
