@@ -185,6 +185,7 @@ void mt_thread_del(struct maptap_session *s, struct mt_thread *t)
 	 * again. */
 	if (t->early)
 		mt_gone_early_add(s, t->tid);
+	mt_ustack_free(t->ustack);
 	free(t);
 }
 
@@ -211,6 +212,7 @@ void mt_mm_put(struct mt_mm *mm)
 		return;
 	maptap_mm_free(mm->model);
 	maptap_maps_close(mm->reader);
+	mt_bps_free(mm->bps);
 	free(mm);
 }
 
@@ -281,8 +283,10 @@ static void free_threads(struct maptap_session *s)
 	for (i = 0; i < s->threads.cap; i++) {
 		struct mt_thread *t = s->threads.slot[i];
 
-		if (t && t != TOMB)
+		if (t && t != TOMB) {
+			mt_ustack_free(t->ustack);
 			free(t);
+		}
 	}
 	free(s->threads.slot);
 }
@@ -308,6 +312,7 @@ void maptap_session_free(struct maptap_session *s)
 		mt_forget_lost(s, "still traced when the session ended");
 	free_threads(s);
 	free(s->gone_early.tid);
+	mt_uprobes_free(s->up);
 	while (s->procs)
 		mt_proc_del(s, s->procs);
 	maptap_vma_buf_free(&s->buf);

@@ -23,6 +23,7 @@
 #include <maptap/symbols.h>
 #include <maptap/unwind.h>
 #include <maptap/report.h>
+#include <maptap/uprobe.h>
 
 /* The library's version, "MAJOR.MINOR.PATCH". */
 const char *maptap_version(void);
