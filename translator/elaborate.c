@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <maptap/syscalls.h>
+#include <maptap/uprobe.h>
 
 #include "cvars.h"
 #include "driver.h"
@@ -920,6 +921,184 @@ static struct tr_dprobe *push_point(struct elab *e,
 	return dp;
 }
 
+/* ---- breakpoint probes: process(..).function(..), .statement(..) ---- */
+
+/* The file process("NAME") or .library("NAME") means.  A name with '/'
+ * is taken as it is; a bare name is searched, as stap does, in PATH
+ * (executables) and the dynamic linker's default directories
+ * (libraries; LD_LIBRARY_PATH first), a name with ".so" in it libraries
+ * first.  Returns a realpath, or NULL. */
+static const char *resolve_file(struct tr_session *s, const char *name)
+{
+	static const char *const libdirs[] = {
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+		"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
+	};
+	const char *ld = getenv("LD_LIBRARY_PATH"), *p;
+	char real[PATH_MAX];
+	const char *exe;
+	size_t i;
+
+	if (strchr(name, '/'))
+		return realpath(name, real) ? arena_strdup(&s->arena, real) :
+		       NULL;
+	if (!strstr(name, ".so")) {
+		exe = resolve_exe(s, name);
+		if (exe != name)
+			return exe;
+	}
+	for (p = ld ? ld : ""; *p; ) {
+		size_t len = strcspn(p, ":");
+		const char *cand = arena_printf(&s->arena, "%.*s/%s",
+						(int)len, p, name);
+
+		if (len && realpath(cand, real))
+			return arena_strdup(&s->arena, real);
+		p += len + (p[len] == ':');
+	}
+	for (i = 0; i < sizeof(libdirs) / sizeof(libdirs[0]); i++) {
+		const char *cand = arena_printf(&s->arena, "%s/%s",
+						libdirs[i], name);
+
+		if (realpath(cand, real))
+			return arena_strdup(&s->arena, real);
+	}
+	exe = resolve_exe(s, name);
+	return exe != name ? exe : NULL;
+}
+
+/* The executable of the target: -x PID's, or -c's first word. */
+static const char *target_exe(struct tr_session *s, int64_t pid)
+{
+	const struct driver_opts *o = s->opts;
+	char path[64], buf[PATH_MAX];
+	ssize_t n;
+
+	if (!pid && o)
+		pid = o->target_pid;
+	if (pid) {
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+		n = readlink(path, buf, sizeof(buf) - 1);
+		if (n <= 0)
+			return NULL;
+		buf[n] = '\0';
+		return arena_strdup(&s->arena, buf);
+	}
+	if (o && o->target_cmd) {
+		size_t len = strcspn(o->target_cmd, " \t");
+		const char *w = arena_printf(&s->arena, "%.*s", (int)len,
+					     o->target_cmd);
+
+		return resolve_file(s, w);
+	}
+	return NULL;
+}
+
+struct up_ctx {
+	struct elab *e;
+	const struct tr_probe_point *pp;
+	struct ptr_vec *out;
+	const char *qual;		/* process("..")[.library("..")] */
+	const char *module;
+	uint64_t ino;
+	const char *proc_path;
+	bool ret;
+};
+
+static struct tr_dprobe *push_uprobe(struct up_ctx *c, const char *name,
+				     uint64_t vaddr)
+{
+	struct tr_dprobe *dp = push_point(c->e, c->pp, PK_UPROBE, name,
+					  c->out);
+
+	dp->up_module = c->module;
+	dp->up_ino = c->ino;
+	dp->up_vaddr = vaddr;
+	dp->is_return = c->ret;
+	dp->proc_path = c->proc_path;
+	return dp;
+}
+
+static int up_function(const char *name, uint64_t vaddr, uint64_t size,
+		       void *arg)
+{
+	struct up_ctx *c = arg;
+	struct tr_dprobe *dp;
+	const char *pp_name;
+
+	(void)size;
+	pp_name = arena_printf(&c->e->s->arena, "%s.function(\"%s\")%s",
+			       c->qual, name, c->ret ? ".return" : "");
+	dp = push_uprobe(c, pp_name, vaddr);
+	dp->up_func = arena_strdup(&c->e->s->arena, name);
+	return 0;
+}
+
+/* process[("PATH")|(PID)][.library("LIB")].function("NAME")[.return],
+ * process[..].statement(ADDR)[.absolute]: the functions of the module's
+ * ELF symbol table (.symtab, else .dynsym) whose names match NAME, each
+ * a probe of its own, at the symbol's address (stap's .call placement;
+ * no prologue is skipped: docs/probes.md). */
+static void match_uprobe(struct elab *e, const struct tr_probe_point *pp,
+			 const char *path, int64_t pid, struct ptr_vec *out)
+{
+	static const char *const ret[] = { "return" };
+	static const char *const abs_[] = { "absolute" };
+	const struct tr_component *c;
+	struct up_ctx u = { e, pp, out, NULL, NULL, 0, NULL, false };
+	const char *exe;
+	struct stat st;
+	int at = 1;
+
+	exe = path ? resolve_file(e->s, path) : target_exe(e->s, pid);
+	if (!exe)
+		return;
+	u.qual = arena_printf(&e->s->arena, "process(\"%s\")", exe);
+	u.module = exe;
+	c = pp->comps.v[at];
+	if (!c->arg)
+		return;
+	if (!strcmp(c->name, "library") && c->arg->kind == N_STR &&
+	    pp->comps.n > 2) {
+		u.module = resolve_file(e->s, c->arg->str);
+		if (!u.module)
+			return;
+		u.proc_path = exe;
+		u.qual = arena_printf(&e->s->arena, "%s.library(\"%s\")",
+				      u.qual, u.module);
+		c = pp->comps.v[++at];
+		if (!c->arg)
+			return;
+	}
+	if (stat(u.module, &st) == 0)
+		u.ino = (uint64_t)st.st_ino;
+	if (!strcmp(c->name, "function") && c->arg->kind == N_STR &&
+	    !strchr(c->arg->str, '@')) {
+		for (u.ret = false; ; u.ret = true) {
+			if (tail_matches(pp, at + 1, ret, u.ret))
+				maptap_uprobe_functions(u.module, c->arg->str,
+							up_function, &u);
+			if (u.ret)
+				break;
+		}
+		return;
+	}
+	if (!strcmp(c->name, "statement") && c->arg->kind == N_NUM) {
+		struct tr_dprobe *dp;
+		bool absolute = tail_matches(pp, at + 1, abs_, 1);
+
+		if (!absolute && !tail_matches(pp, at + 1, ret, 0))
+			return;
+		dp = push_uprobe(&u, arena_printf(&e->s->arena,
+				 "%s.statement(0x%" PRIx64 ")%s", u.qual,
+				 (uint64_t)c->arg->num,
+				 absolute ? ".absolute" : ""),
+				 (uint64_t)c->arg->num);
+		dp->up_abs = absolute;
+		dp->up_func = "";
+	}
+}
+
 static void set_all_syscalls(struct tr_dprobe *dp)
 {
 	dp->all_syscalls = true;
@@ -982,6 +1161,8 @@ static void match_process(struct elab *e, const struct tr_probe_point *pp,
 			set_all_syscalls(dp);
 		}
 	}
+	match_uprobe(e, pp, c0->arg && c0->arg->kind == N_STR ?
+		     c0->arg->str : NULL, pid, out);
 }
 
 /* maptap.syscall("NAME-GLOB"|NR)[.return]: the calls of the native

@@ -19,6 +19,8 @@ enum probe_kind {
 	PK_SYSCALL,	/* process.syscall[.return], maptap.syscall(..) */
 	PK_EVENT,	/* maptap.vma.*, maptap.module.*, maptap.process.*,
 			 * maptap.event */
+	PK_UPROBE,	/* process(..).function(..)[.return], .statement(..):
+			 * a breakpoint (maptap/uprobe.h) */
 };
 
 /* Which lifetime point a PK_PROCESS probe is (docs/probes.md). */
@@ -59,12 +61,21 @@ struct tr_dprobe {
 	bool all_syscalls;		/* every call, known or not */
 	uint64_t syscalls[MAPTAP_SYSCALL_SET_WORDS];	/* else these */
 	uint32_t events;		/* PK_EVENT: TR_EV_* and kind bits */
+	/* PK_UPROBE: the breakpoint at UP_VADDR (an ELF vaddr of the file
+	 * UP_MODULE, plus its load bias), or at the absolute address
+	 * UP_VADDR when UP_ABS; IS_RETURN for .return. */
+	const char *up_module;		/* realpath */
+	uint64_t up_ino;		/* its inode */
+	uint64_t up_vaddr;
+	bool up_abs;
+	const char *up_func;		/* probefunc(): the symbol, or "" */
 };
 
 /* True for the probe kinds that need a traced process (-c / -x). */
 static inline bool tr_probe_needs_target(enum probe_kind k)
 {
-	return k == PK_PROCESS || k == PK_SYSCALL || k == PK_EVENT;
+	return k == PK_PROCESS || k == PK_SYSCALL || k == PK_EVENT ||
+	       k == PK_UPROBE;
 }
 
 /* A built-in function implemented in C (builtins.c). */

@@ -21,6 +21,7 @@
 #include <maptap/script_stat.h>
 #include <maptap/script_string.h>
 #include <maptap/unwind.h>
+#include <maptap/uprobe.h>
 
 #include "elaborate.h"
 
@@ -63,6 +64,7 @@ struct tr_target {
 	const struct maptap_event *ev;		/* maptap.vma/process */
 	const struct maptap_module_event *mev;	/* maptap.module */
 	const struct maptap_syscall_stop *sc;	/* syscalls */
+	const struct maptap_uprobe_hit *up;	/* breakpoint probes */
 	/* execname() of a task that is gone (end, thread.end): the
 	 * process's name at its begin; NULL: read it from /proc. */
 	const char *comm;
