@@ -1,17 +1,6 @@
-/* u_lib.c -- the shared library of testsuite/system/funcs.py: a function,
- * a data object and a signal handler whose addresses the script must
- * resolve to this library. */
-#include <signal.h>
-
-int u_lib_data[4] = { 1, 2, 3, 4 };
-volatile sig_atomic_t u_lib_hits;
-
-int u_lib_func(int x)
+/* u_lib.c -- the library u_calls dlopens (uprobes.py). */
+__attribute__((noinline)) long u_libfn(long x)
 {
-	return x * u_lib_data[x & 3];
-}
-
-void u_lib_handler(int sig)
-{
-	u_lib_hits += sig;
+	__asm__ volatile("" ::: "memory");
+	return x + 1;
 }
