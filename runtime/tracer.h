@@ -88,7 +88,7 @@ struct mt_thread {
 					 * without it; resync at its first stop */
 	bool exiting;			/* past its PTRACE_EVENT_EXIT stop: it
 					 * runs no more user code */
-	struct mt_ustack *ustack;	/* hijacked returns (uprobe.c); NULL */
+	struct mt_ustack *ustack;	/* pending returns (uprobe.c); NULL */
 };
 
 struct mt_thread_table {
@@ -249,8 +249,8 @@ void mt_wait_tick(struct maptap_session *s);
  * stop while detaching: put rip where the original code goes on, no
  * handler; true when it was ours (do not deliver).  mt_uprobe_restore_all():
  * every original byte back, before any thread is let go.
- * mt_uprobe_let_go(): T is about to be detached: its hijacked returns
- * back, and its address space's text when it is the last thread there.
+ * mt_uprobe_let_go(): T is about to be detached: its address space's
+ * text back when it is the last thread there.
  * mt_uprobe_fork(): CHILD (its first thread CT) was made by thread
  * PARENT: table and shadow stack copied.  mt_uprobe_exec(): T's process
  * has a new image. */

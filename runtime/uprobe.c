@@ -253,16 +253,6 @@ static int set_rip(pid_t tid, uint64_t rip)
 		      (void *)rip) ? -errno : 0;
 }
 
-static bool is_tramp(const struct mt_bps *b, uint64_t at)
-{
-	int i;
-
-	for (i = 0; i < b->nxol; i++)
-		if (at == b->xol[i])
-			return true;
-	return false;
-}
-
 static void call_handlers(struct maptap_session *s, struct mt_thread *t,
 			  const struct mt_bp *bp, struct maptap_uprobe_hit *h)
 {
@@ -281,7 +271,7 @@ static void call_handlers(struct maptap_session *s, struct mt_thread *t,
 	}
 }
 
-/* Drop T's frames below SP (stale: left by longjmp or an exception). */
+/* Drop U's frames below SP (stale: left by longjmp or an exception). */
 static void drop_stale(struct mt_ustack *u, uint64_t sp)
 {
 	while (u && u->n && u->v[u->n - 1].sp < sp)
@@ -310,39 +300,112 @@ static int push_frame(struct mt_thread *t, const struct mt_ret_frame *f)
 	return 0;
 }
 
-/* Replace the return address at R->rsp with the trampoline. */
-static void hijack(struct maptap_session *s, struct mt_thread *t,
-		   struct mt_bps *b, const struct user_regs_struct *r,
-		   uint64_t func)
+/* A breakpoint at return site RET of process P (no ids of its own):
+ * where a return probe's function returns to.  Returns 0 or -errno. */
+static int insert_site(struct maptap_session *s, struct mt_proc *p,
+		       struct mt_bps *b, uint64_t ret)
+{
+	uint8_t cc = INT3;
+	struct mt_bp nb;
+	size_t pos;
+	long i = bp_find(b, ret, &pos);
+	int rc;
+
+	if (i >= 0) {
+		b->v[i].site = true;
+		return b->v[i].bad ? -ENOTSUP : 0;
+	}
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 16;
+		struct mt_bp *v = realloc(b->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		b->v = v;
+		b->cap = cap;
+	}
+	memset(&nb, 0, sizeof(nb));
+	nb.addr = ret;
+	nb.site = true;
+	rc = load_insn(s, b, p->pid, &nb);
+	if (!rc)
+		rc = mt_bps_write(b, p->pid, ret, &cc, 1);
+	if (rc)
+		return rc;
+	memmove(&b->v[pos + 1], &b->v[pos], (b->n - pos) * sizeof(*b->v));
+	b->v[pos] = nb;
+	b->n++;
+	return 0;
+}
+
+/* The entry of a function with return probes: remember where it
+ * returns to (the word at rsp) and break there.  The stack is left as
+ * it is, so unwinders (C++ exceptions, backtraces) see the real return
+ * addresses. */
+static void note_return(struct maptap_session *s, struct mt_thread *t,
+			struct mt_bps *b, const struct user_regs_struct *r,
+			uint64_t func)
 {
 	struct mt_ret_frame f;
 	long word;
+	int rc;
 
 	drop_stale(t->ustack, r->rsp + 1);
 	errno = 0;
 	word = ptrace(PTRACE_PEEKDATA, t->tid, (void *)r->rsp, NULL);
-	if (errno || (uint64_t)word == b->xol[0])
-		return;	/* unreadable, or a tail call: already ours */
+	if (errno)
+		return;
 	f.sp = r->rsp;
 	f.ret = (uint64_t)word;
 	f.func = func;
-	if (push_frame(t, &f))
+	rc = insert_site(s, t->proc, b, f.ret);
+	if (rc) {
+		mt_diag(s, "pid %d: no return probe for the call of 0x%llx returning to 0x%llx: %s",
+			(int)t->proc->pid, (unsigned long long)func,
+			(unsigned long long)f.ret, strerror(-rc));
 		return;
-	if (ptrace(PTRACE_POKEDATA, t->tid, (void *)r->rsp,
-		   (void *)b->xol[0]) != 0) {
-		t->ustack->n--;
-		mt_diag(s, "pid %d: cannot set a return probe's return address: %s",
-			(int)t->proc->pid, strerror(errno));
 	}
+	push_frame(t, &f);
 }
 
-static void entry_hit(struct maptap_session *s, struct mt_thread *t,
-		      struct mt_bps *b, struct mt_bp *bp,
-		      struct user_regs_struct *r)
+/* A hit of return site AT by T: the return of its top frame when that
+ * frame's return address was at rsp - 8 (ret popped it).  Fires its
+ * return probes. */
+static void site_hit(struct maptap_session *s, struct mt_thread *t,
+		     struct mt_bps *b, struct user_regs_struct *r, uint64_t at)
 {
 	struct maptap_uprobe_hit h;
-	uint64_t at = bp->addr;
-	int sig = 0;
+	struct mt_ustack *u = t->ustack;
+	struct mt_ret_frame f;
+	long i;
+
+	drop_stale(u, r->rsp - 8);
+	if (!u || !u->n || u->v[u->n - 1].sp != r->rsp - 8 ||
+	    u->v[u->n - 1].ret != at)
+		return;
+	f = u->v[--u->n];
+	s->up->hits++;
+	i = bp_find(b, f.func, NULL);
+	memset(&h, 0, sizeof(h));
+	h.is_return = true;
+	h.addr = f.func;
+	h.ret_addr = f.ret;
+	h.regs = r;
+	if (i >= 0)
+		call_handlers(s, t, &b->v[i], &h);
+}
+
+static void bp_hit(struct maptap_session *s, struct mt_thread *t,
+		   struct mt_bps *b, struct mt_bp *bp,
+		   struct user_regs_struct *r)
+{
+	struct maptap_uprobe_hit h;
+	uint64_t at = bp->addr, slot;
+	bool site = bp->site, entry = false, ret = bp->has_ret;
+	int i, sig = 0;
+
+	for (i = 0; i < bp->nids; i++)
+		entry |= !bp->ids[i].ret;
 
 	r->rip = at;
 	set_rip(t->tid, at);
@@ -354,48 +417,23 @@ static void entry_hit(struct maptap_session *s, struct mt_thread *t,
 		mt_bps_write(b, t->proc->pid, at, bp->insn, 1);
 		bp->bad = true;
 	}
-	s->up->hits++;
-	memset(&h, 0, sizeof(h));
-	h.addr = at;
-	h.regs = r;
-	call_handlers(s, t, bp, &h);
-	/* The table may not move during a handler (nothing inserts). */
-	if (!bp->bad && bp->has_ret && b->nxol)
-		hijack(s, t, b, r, at);
-	if (!bp->bad)
-		set_rip(t->tid, bp->slot);
-	mt_resume(s, t, sig);
-}
-
-static void return_hit(struct maptap_session *s, struct mt_thread *t,
-		       struct mt_bps *b, struct user_regs_struct *r)
-{
-	struct maptap_uprobe_hit h;
-	struct mt_ustack *u = t->ustack;
-	struct mt_ret_frame f;
-	long i;
-
-	drop_stale(u, r->rsp - 8);
-	if (!u || !u->n || u->v[u->n - 1].sp != r->rsp - 8) {
-		/* No frame of ours: nothing knows where to go on. */
-		mt_diag(s, "pid %d: thread %d returned through a probe's trampoline without a frame",
-			(int)t->proc->pid, (int)t->tid);
-		mt_resume(s, t, SIGSEGV);
-		return;
+	slot = bp->bad ? 0 : bp->slot;
+	/* A return to here comes before a new call made from here. */
+	if (site)
+		site_hit(s, t, b, r, at);
+	if (entry) {
+		s->up->hits++;
+		memset(&h, 0, sizeof(h));
+		h.addr = at;
+		h.regs = r;
+		call_handlers(s, t, bp, &h);
 	}
-	f = u->v[--u->n];
-	r->rip = f.ret;
-	set_rip(t->tid, f.ret);
-	s->up->hits++;
-	i = bp_find(b, f.func, NULL);
-	memset(&h, 0, sizeof(h));
-	h.is_return = true;
-	h.addr = f.func;
-	h.ret_addr = f.ret;
-	h.regs = r;
-	if (i >= 0)
-		call_handlers(s, t, &b->v[i], &h);
-	mt_resume(s, t, 0);
+	/* Last: it may add a breakpoint, which moves the table. */
+	if (ret)
+		note_return(s, t, b, r, at);
+	if (slot)
+		set_rip(t->tid, slot);
+	mt_resume(s, t, sig);
 }
 
 /* A SIGTRAP from an int3 has si_code SI_KERNEL (arch/x86, do_int3);
@@ -418,32 +456,20 @@ bool mt_uprobe_trap(struct maptap_session *s, struct mt_thread *t)
 
 	if (!b || !s->up || !int3_trap(t, &r))
 		return false;
-	if (is_tramp(b, r.rip - 1)) {
-		return_hit(s, t, b, &r);
-		return true;
-	}
 	i = bp_find(b, r.rip - 1, NULL);
 	if (i < 0)
 		return false;
-	entry_hit(s, t, b, &b->v[i], &r);
+	bp_hit(s, t, b, &b->v[i], &r);
 	return true;
 }
 
 bool mt_uprobe_trap_detach(struct maptap_session *s, struct mt_thread *t)
 {
 	struct mt_bps *b = t->proc->mm->bps;
-	struct mt_ustack *u = t->ustack;
 	struct user_regs_struct r;
 
 	if (!b || !s->up || !int3_trap(t, &r))
 		return false;
-	if (is_tramp(b, r.rip - 1)) {
-		drop_stale(u, r.rsp - 8);
-		if (!u || !u->n || u->v[u->n - 1].sp != r.rsp - 8)
-			return false;
-		set_rip(t->tid, u->v[--u->n].ret);
-		return true;
-	}
 	if (bp_find(b, r.rip - 1, NULL) < 0)
 		return false;
 	set_rip(t->tid, r.rip - 1);	/* the original is back */
@@ -477,33 +503,15 @@ void mt_uprobe_restore_all(struct maptap_session *s)
 			restore_text(p->mm->bps, p->pid);
 }
 
-/* Put T's hijacked return addresses back (T is stopped). */
-static void restore_returns(struct mt_thread *t, const struct mt_bps *b)
-{
-	struct mt_ustack *u = t->ustack;
-	size_t i;
-	long word;
-
-	for (i = 0; u && b && b->nxol && i < u->n; i++) {
-		errno = 0;
-		word = ptrace(PTRACE_PEEKDATA, t->tid, (void *)u->v[i].sp,
-			      NULL);
-		if (!errno && (uint64_t)word == b->xol[0])
-			ptrace(PTRACE_POKEDATA, t->tid, (void *)u->v[i].sp,
-			       (void *)u->v[i].ret);
-	}
-	if (u)
-		u->n = 0;
-}
-
 void mt_uprobe_let_go(struct maptap_session *s, struct mt_thread *t)
 {
 	struct mt_proc *p = t->proc;
 	struct mt_bps *b = p->mm->bps;
 
+	if (t->ustack)
+		t->ustack->n = 0;
 	if (!b)
 		return;
-	restore_returns(t, b);
 	if (p->nthreads == 1 && p->mm->refs == 1)
 		restore_text(b, p->pid);
 	(void)s;

@@ -10,7 +10,7 @@
 
 #define MT_XOL_PAGE 4096u
 #define MT_XOL_SLOT 64u		/* bytes per breakpoint's slot */
-#define MT_XOL_FIRST 64u	/* slot 0: the return trampoline's int3 */
+#define MT_XOL_FIRST 0u
 #define MT_XOL_MAX 64		/* pages per address space */
 
 struct mt_bp_id {
@@ -25,6 +25,7 @@ struct mt_bp {
 	uint8_t len;
 	bool riprel;			/* needs a slot within +-2 GiB */
 	bool has_ret;			/* a return probe among IDS */
+	bool site;			/* a return site of a probed call */
 	bool bad;			/* cannot be stepped over: removed */
 	uint64_t slot;			/* its XOL slot; 0 not built yet */
 	struct mt_bp_id *ids;
@@ -43,10 +44,11 @@ struct mt_bps {
 	pid_t mempid;
 };
 
-/* A hijacked return of one thread (struct mt_thread.ustack). */
+/* A pending return of a probed call in one thread (struct
+ * mt_thread.ustack). */
 struct mt_ret_frame {
 	uint64_t sp;			/* where the return address is */
-	uint64_t ret;			/* the original return address */
+	uint64_t ret;			/* the return address */
 	uint64_t func;			/* the probed entry address */
 };
 

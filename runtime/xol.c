@@ -20,8 +20,6 @@
  *                          uses rsp, which the push moved
  *   anything else          as it is (ret never comes back)
  *
- * Offset 0 of every page is an int3: the return trampoline.
- *
  * The page is mapped by running mmap(2) in a stopped thread of the
  * target: its registers are saved, set for the call at a syscall
  * instruction of the vdso, the thread runs to the call's exit stop
@@ -339,7 +337,6 @@ static int inject_mmap(struct maptap_session *s, struct mt_thread *t,
 static int new_page(struct maptap_session *s, struct mt_thread *t,
 		    struct mt_bps *b, uint64_t near, int *sig)
 {
-	uint8_t cc = 0xcc;
 	uint64_t page = 0, hint;
 	int rc;
 
@@ -353,9 +350,6 @@ static int new_page(struct maptap_session *s, struct mt_thread *t,
 	hint = (near & ~0xfffffull) > 0x2000000 ?
 	       (near & ~0xfffffull) - 0x1000000 : near + 0x10000000;
 	rc = inject_mmap(s, t, b->sysaddr, hint, &page, sig);
-	if (rc)
-		return rc;
-	rc = mt_bps_write(b, t->proc->pid, page, &cc, 1);
 	if (rc)
 		return rc;
 	b->xol[b->nxol] = page;

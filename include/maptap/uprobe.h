@@ -19,21 +19,25 @@
  * address without a hit nor see a half-restored instruction; one hit
  * costs one ptrace stop.
  *
- * Return probes hijack the return address at the function's entry hit
- * (the word at rsp) with the address of a trampoline int3 in the XOL
- * page and keep the original in a per-thread shadow stack; frames whose
- * stack pointer is below the current one when a new frame is pushed or
- * a return hits are dropped as stale (longjmp, exceptions), as the
- * kernel's uretprobes do.
+ * Return probes: at the function's entry hit the return address (the
+ * word at rsp) and rsp go on a per-thread shadow stack, and a
+ * breakpoint is put at that return address (the return site, kept
+ * until detach).  A hit of a return site with rsp 8 above the top
+ * frame's is that frame's return.  Frames below the current stack
+ * pointer at an entry or a return are dropped as stale (longjmp,
+ * exceptions), as the kernel's uretprobes do.  Unlike uretprobes, the
+ * stack is never changed: the target's own unwinders (C++ exceptions,
+ * backtrace(3)) and maptap's see the real return addresses, and a
+ * detach has no return address to put back.
  *
  * fork: the child's text holds the parent's breakpoints and the session
  * copies their table (and the forking thread's shadow stack) to the
  * child, which is traced like its parent.  exec: the table goes with the
  * old image.  Detach (maptap_session_request_detach() in attach mode)
- * and the let-go of a process write every original byte back first and
- * restore every hijacked return address: the text is the file's again,
- * byte for byte.  The XOL page stays mapped (a thread may be executing
- * in it); it is anonymous memory, not text.
+ * and the let-go of a process write every original byte back first:
+ * the text is the file's again, byte for byte.  The XOL page stays
+ * mapped (a thread may be executing in it); it is anonymous memory, not
+ * text.
  *
  * The session does not know modules: its caller places breakpoints at
  * the addresses it computes from the module layer (maptap/module.h:
@@ -62,7 +66,8 @@ struct user_regs_struct;	/* <sys/user.h> */
  * (maptap_session_get_regs(), libunwind) as at the probed instruction:
  * rip is ADDR for an entry hit; for a return hit rip is RET_ADDR (the
  * function has returned, rax holds its value, rsp is past the return
- * address), as stap's uretprobe context. */
+ * address), as stap's uretprobe context: the hit is the return site's
+ * breakpoint. */
 struct maptap_uprobe_hit {
 	pid_t pid;			/* tgid */
 	pid_t tid;
