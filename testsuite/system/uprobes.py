@@ -11,9 +11,18 @@ target makes known in advance and its own untraced output:
   5. -x detach mid-run under load: the text equal to the file byte for
      byte afterwards, the target's sum the untraced one;
   6. the target's own SIGTRAP is still delivered;
-  7. malloc in libc.so.6 against an LD_PRELOAD counter's count.
+  7. malloc in libc.so.6 against an LD_PRELOAD counter's count;
+  8. first instructions that cannot run displaced as they are: a lone
+     ret (a one-byte function), call rel32, call through a rip-relative
+     pointer, jmp rel8, a jcc;
+  9. a signal handler that interrupts a probed function and calls it;
+ 10. longjmp out of a probed function (its return dropped), a C++
+     exception through one (no crash);
+ 11. exec into a probed program; a library dlclosed and dlopened again
+     at another address; a library already mapped at -x attach.
 """
 import os
+import shutil
 import subprocess
 import sys
 
@@ -214,4 +223,127 @@ t.diag("python3 importing json: %d malloc hits, LD_PRELOAD counter %d"
 # them) make the breakpoint's count larger, never smaller.
 t.ok(want <= got <= want + want // 100, "malloc: python3 importing a "
      "module, within 1% above the LD_PRELOAD counter's count")
+
+# 8. displaced instructions that need rewriting.
+r, out = run("""
+global h
+probe %(p)s.function("u_ret1"), %(p)s.function("u_callrel"),
+      %(p)s.function("u_callind"), %(p)s.function("u_jmpfirst"),
+      %(p)s.function("u_jcc_at") { h[probefunc()]++ }
+probe %(p)s.function("u_jcc").return { h["jcc_ret"] += $return }
+probe end { foreach (k in h) printf("%%s %%d\\n", k, h[k]) }
+""" % {"p": P}, "%s edge 100" % PROG)
+d = fields(out)
+t.eq(r.stdout, plain([PROG, "edge", "100"]), "edge: the target's result "
+     "is the untraced one")
+t.eq((d.get("u_ret1"), d.get("u_callrel"), d.get("u_callind"),
+      d.get("u_jmpfirst"), d.get("u_jcc_at"), d.get("jcc_ret")),
+     (300, 100, 100, 100, 100, 99),
+     "edge: one-byte function, call rel32, call *rip, jmp, jcc: every hit")
+
+# 9. a signal handler calling the probed function it interrupted.
+SIGS = """
+global e, r, rs
+probe %(p)s.function("u_sigfn") { e++ }
+probe %(p)s.function("u_sigfn").return { r++; rs += $return }
+probe end { printf("e %%d r %%d rs %%d\\n", e, r, rs) }
+""" % {"p": P}
+r, out = run(SIGS, "%s sig 100" % PROG)
+want = plain([PROG, "sig", "100"])
+t.eq(r.stdout, want, "signal: the target's result is the untraced one")
+w = fields(want)
+t.eq(fields(out), {"e": 200, "r": 200, "rs": w["sig"] + w["handler"]},
+     "signal: 200 entries and returns, $return of each")
+
+# 10. longjmp and a C++ exception out of probed functions.
+r, out = run("""
+global e, r, sq
+probe %(p)s.function("u_jump") { e++ }
+probe %(p)s.function("u_jump").return { r++ }
+probe %(p)s.function("u_square").return { sq += $return }
+probe end { printf("e %%d r %%d sq %%d\\n", e, r, sq) }
+""" % {"p": P}, "%s jmp 100" % PROG)
+want = plain([PROG, "jmp", "100"])
+t.eq(r.stdout, want, "longjmp: the target's result is the untraced one")
+t.eq(fields(out), {"e": 100, "r": 0, "sq": fields(want)["jmp"]},
+     "longjmp: 100 entries, no return, the next function's returns right")
+cxx = shutil.which("g++") or shutil.which("c++")
+if not cxx:
+    t.skip("no C++ compiler")
+else:
+    exe = os.path.join(t.tmpdir(), "u_cxx")
+    subprocess.run([cxx, "-O0", "-g", "-o", exe,
+                    os.path.join(t.TARGETS, "u_cxx.cc")], check=True)
+    r, out = run("""
+global e, a
+probe process("%(x)s").function("_Z7u_throwl") { e++ }
+probe process("%(x)s").function("_Z7u_throwl").return { }
+probe process("%(x)s").function("_Z7u_afterl").return { a += $return }
+probe end { printf("e %%d a %%d\\n", e, a) }
+""" % {"x": exe}, "%s 100" % exe)
+    t.eq((r.status, r.stdout), (0, plain([exe, "100"])),
+         "C++ exception: caught as untraced, exit status 0")
+    t.eq(fields(out), {"e": 100, "a": 5050}, "C++ exception: 100 entries, "
+         "the next function's returns right")
+
+# 11. exec, dlclose + dlopen elsewhere, a library mapped before -x.
+r, out = run("""
+global n
+probe %s.function("u_square") { n++ }
+probe end { printf("n %%d\\n", n) }
+""" % P, "%s exec 10" % PROG)
+t.eq(fields(out).get("n"), 17, "exec: 10 hits before, 7 in the new image")
+r, out = run("""
+global n, s
+probe process("%s").function("u_libfn").return { n++; s += $return }
+probe end { printf("n %%d s %%d\\n", n, s) }
+""" % LIB, "%s dlre %s 100" % (PROG, LIB))
+d = fields(r.stdout)
+t.eq(d.get("moved"), 1, "dlopen again: the library moved")
+t.eq(fields(out), {"n": 200, "s": d.get("sum")},
+     "dlopen again: every return at both addresses")
+tp = subprocess.Popen([PROG, "libloop", LIB, "1000"], stdin=subprocess.PIPE,
+                      stdout=subprocess.PIPE, text=True)
+pid = int(tp.stdout.readline().split()[1])
+out = os.path.join(t.tmpdir(), "libloop")
+full, _ = t.maptap_argv(["-o", out, "-e", """
+global n
+probe process("%s").function("u_libfn") { n++ }
+probe end { printf("n %%d\\n", n) }
+""" % LIB, "-x", str(pid)], json_out=False, verify=False)
+mp = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                      stderr=subprocess.PIPE, text=True)
+t.wait_until(lambda: (lambda s: bool(s) and all(
+    t.tracer_pid_tid(pid, x) == mp.pid for x in s))(t.task_states(pid)),
+    what="every thread seized")
+# Seized is not placed: the snapshot (and the breakpoints) follow the
+# seize.  Wait for the breakpoint's int3 in the library's text.
+libfn = int(subprocess.run(["nm", LIB], stdout=subprocess.PIPE, text=True)
+            .stdout.split("u_libfn")[0].split("\n")[-1].split()[0], 16)
+
+
+def placed():
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            w = line.split()
+            if len(w) >= 6 and w[5] == LIB and "x" in w[1]:
+                lo = int(w[0].split("-")[0], 16)
+                off = int(w[2], 16)
+                with open("/proc/%d/mem" % pid, "rb") as m:
+                    m.seek(lo + libfn - off)
+                    return m.read(1) == b"\xcc"
+    return False
+
+
+t.wait_until(placed, what="the breakpoint placed")
+tp.stdin.write("go\n")
+tp.stdin.flush()
+got = tp.stdout.readline()
+tp.stdin.close()
+tp.wait(timeout=60)
+t.finish(mp, full, None)
+t.eq(fields(open(out).read()).get("n"), 1000, "-x: 1000 hits in a library "
+     "mapped before the attach")
+t.eq(got, plain([PROG, "libloop", LIB, "1000"], "go\n").split("\n")[1]
+     + "\n", "-x: the target's sum is the untraced one")
 t.done()
