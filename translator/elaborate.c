@@ -9,6 +9,7 @@
 #include <config.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -1003,6 +1004,10 @@ struct up_ctx {
 	uint64_t ino;
 	const char *proc_path;
 	bool ret;
+	bool call;			/* .call: at the entry, no prologue
+					 * skipped */
+	uint64_t *seen;			/* entries DWARF gave */
+	size_t nseen, cap;
 };
 
 static struct tr_dprobe *push_uprobe(struct up_ctx *c, const char *name,
@@ -1019,19 +1024,95 @@ static struct tr_dprobe *push_uprobe(struct up_ctx *c, const char *name,
 	return dp;
 }
 
+static int up_dwarf(const struct maptap_uprobe_func *f, void *arg)
+{
+	struct up_ctx *c = arg;
+	struct tr_dprobe *dp;
+	const char *where = "", *suffix;
+
+	if (c->nseen == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		uint64_t *v = realloc(c->seen, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->seen = v;
+		c->cap = cap;
+	}
+	c->seen[c->nseen++] = f->entry;
+	if (f->file)
+		where = arena_printf(&c->e->s->arena, "@%s:%d", f->file,
+				     f->line);
+	suffix = c->ret ? ".return" : c->call ? ".call" :
+		 f->inlined ? ".inline" : "";
+	dp = push_uprobe(c, arena_printf(&c->e->s->arena,
+			 "%s.function(\"%s%s\")%s", c->qual, f->name, where,
+			 suffix),
+			 c->ret || c->call ? f->entry : f->body);
+	dp->up_func = arena_strdup(&c->e->s->arena, f->name);
+	return 0;
+}
+
 static int up_function(const char *name, uint64_t vaddr, uint64_t size,
 		       void *arg)
 {
 	struct up_ctx *c = arg;
 	struct tr_dprobe *dp;
 	const char *pp_name;
+	size_t i;
 
 	(void)size;
+	for (i = 0; i < c->nseen; i++)
+		if (c->seen[i] == vaddr)
+			return 0;	/* DWARF named it */
 	pp_name = arena_printf(&c->e->s->arena, "%s.function(\"%s\")%s",
 			       c->qual, name, c->ret ? ".return" : "");
 	dp = push_uprobe(c, pp_name, vaddr);
 	dp->up_func = arena_strdup(&c->e->s->arena, name);
 	return 0;
+}
+
+/* The functions NAME ("NAME@FILE[:LINE]") of U's module, for each of
+ * the tails the probe point's components from AT match: none, .return,
+ * .call, .inline.  From DWARF when the module has it (entry probes after
+ * the prologue, .call and .return at the entry, .inline at each inlined
+ * instance), and from the ELF symbol table for the functions DWARF does
+ * not describe (at the symbol), unless a FILE or .inline asks for
+ * DWARF. */
+static void match_functions(struct up_ctx *u, const char *spec, int at)
+{
+	static const char *const tails[][1] = {
+		{ "" }, { "return" }, { "call" }, { "inline" },
+	};
+	const struct tr_probe_point *pp = u->pp;
+	char *name = arena_strdup(&u->e->s->arena, spec), *file, *colon;
+	int line = 0, k;
+
+	file = strchr(name, '@');
+	if (file) {
+		*file++ = '\0';
+		colon = strrchr(file, ':');
+		if (colon) {
+			*colon = '\0';
+			line = atoi(colon + 1);
+		}
+	}
+	for (k = 0; k < 4; k++) {
+		if (!tail_matches(pp, at, tails[k], k ? 1 : 0))
+			continue;
+		u->ret = k == 1;
+		u->call = k == 2;
+		u->nseen = 0;
+		maptap_uprobe_dwarf_functions(u->module, name, file, line,
+					      k == 3 ? MAPTAP_UPROBE_INLINE : 0,
+					      up_dwarf, u);
+		if (!file && k != 3)
+			maptap_uprobe_functions(u->module, name, up_function,
+						u);
+	}
+	free(u->seen);
+	u->seen = NULL;
+	u->nseen = u->cap = 0;
 }
 
 /* process[("PATH")|(PID)][.library("LIB")].function("NAME")[.return],
@@ -1045,7 +1126,8 @@ static void match_uprobe(struct elab *e, const struct tr_probe_point *pp,
 	static const char *const ret[] = { "return" };
 	static const char *const abs_[] = { "absolute" };
 	const struct tr_component *c;
-	struct up_ctx u = { e, pp, out, NULL, NULL, 0, NULL, false };
+	struct up_ctx u = { e, pp, out, NULL, NULL, 0, NULL, false, false,
+			    NULL, 0, 0 };
 	const char *exe;
 	struct stat st;
 	int at = 1;
@@ -1072,15 +1154,8 @@ static void match_uprobe(struct elab *e, const struct tr_probe_point *pp,
 	}
 	if (stat(u.module, &st) == 0)
 		u.ino = (uint64_t)st.st_ino;
-	if (!strcmp(c->name, "function") && c->arg->kind == N_STR &&
-	    !strchr(c->arg->str, '@')) {
-		for (u.ret = false; ; u.ret = true) {
-			if (tail_matches(pp, at + 1, ret, u.ret))
-				maptap_uprobe_functions(u.module, c->arg->str,
-							up_function, &u);
-			if (u.ret)
-				break;
-		}
+	if (!strcmp(c->name, "function") && c->arg->kind == N_STR) {
+		match_functions(&u, c->arg->str, at + 1);
 		return;
 	}
 	if (!strcmp(c->name, "statement") && c->arg->kind == N_NUM) {

@@ -129,6 +129,43 @@ int maptap_uprobe_functions(const char *path, const char *glob,
 				      uint64_t size, void *arg),
 			    void *arg);
 
+/* One function of a module's DWARF, valid during the callback. */
+struct maptap_uprobe_func {
+	const char *name;		/* DW_AT_name */
+	const char *file;		/* DW_AT_decl_file's path, or NULL */
+	int line;			/* DW_AT_decl_line, or 0 */
+	uint64_t entry;			/* first instruction (ELF vaddr); for
+					 * an inlined instance its entry pc */
+	uint64_t body;			/* after the prologue: the first line
+					 * table row past ENTRY marked
+					 * prologue_end, else the first
+					 * statement row past it on another
+					 * line (gdb's and stap's rule);
+					 * ENTRY when there is none */
+	bool inlined;			/* an inlined instance */
+};
+
+/* maptap_uprobe_dwarf_functions() FLAGS */
+#define MAPTAP_UPROBE_INLINE 1u		/* inlined instances only (stap's
+					 * .inline); else out-of-line
+					 * functions only */
+
+/* Calls FN(F, ARG) for every function in the DWARF of the ELF file PATH
+ * (its own .debug_info, else the separate debug file
+ * /usr/lib/debug/.build-id/NN/N*.debug named by its build-id) whose name
+ * matches the fnmatch(3) pattern GLOB, declared in a file matching
+ * FILE_GLOB (NULL: any; matched against the whole path, or a trailing
+ * part of it after a '/') at line LINE (0: any).  Declarations without
+ * code are left out.  A non-zero return of FN stops the walk and is
+ * returned.  Returns the number of calls made (>= 0), or -errno:
+ * -ENODATA when PATH has no DWARF, -ENOENT/-EACCES. */
+int maptap_uprobe_dwarf_functions(const char *path, const char *glob,
+				  const char *file_glob, int line,
+				  unsigned flags,
+				  int (*fn)(const struct maptap_uprobe_func *f,
+					    void *arg),
+				  void *arg);
+
 #ifdef __cplusplus
 }
 #endif

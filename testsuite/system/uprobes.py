@@ -91,12 +91,31 @@ t.eq(r.status, 0, "count: exit status 0")
 t.eq(r.stdout, want, "count: the target's output is the untraced one")
 t.eq(d.get("e"), N, "count: N entry hits")
 t.eq(d.get("r"), N, "count: N return hits")
-t.eq(d.get("rs"), fields(want).get("sum"), "count: $return sums to the "
-     "target's own sum")
+t.eq(d.get("rs"), fields(want).get("sum") - N * (N - 1) // 2 - 7 * N,
+     "count: $return sums to the target's own sum (without u_inl's part)")
 t.eq((d.get("rec"), d.get("rret")), (101, 101),
      "count: recursion depth 100, 101 entries and 101 returns")
 t.eq(d.get("rip"), N, "count: rip-relative first instruction, N hits "
      "named by usymname(uaddr()) and probefunc()")
+
+# 1b. DWARF: after the prologue, .call at the entry, NAME@FILE:LINE,
+# .inline.
+r, out = run('''
+global body, call, sym, fl, inl
+probe %(p)s.function("u_square") { body = uaddr() }
+probe %(p)s.function("u_square").call {
+	call = uaddr()
+	sym = usymname(uaddr()) == "u_square"
+}
+probe %(p)s.function("u_sq*@u_calls.c") { fl++ }
+probe %(p)s.function("u_rec@*/targets/u_calls.c:*") { fl++ }
+probe %(p)s.function("u_inl").inline { inl++ }
+probe %(p)s.function("u_square@nosuchfile.c") ? { fl = -1000000 }
+probe end { printf("after %%d sym %%d fl %%d inl %%d\\n", body > call,
+	sym, fl, inl) }
+''' % {"p": P}, "%s count %d" % (PROG, N))
+t.eq(fields(out), {"after": 1, "sym": 1, "fl": N + 101, "inl": N},
+     "DWARF: .function after .call's entry, NAME@FILE[:LINE], .inline")
 
 # 2. 8 threads x 100,000 calls.
 r, out = run("""
@@ -308,7 +327,7 @@ pid = int(tp.stdout.readline().split()[1])
 out = os.path.join(t.tmpdir(), "libloop")
 full, _ = t.maptap_argv(["-o", out, "-e", """
 global n
-probe process("%s").function("u_libfn") { n++ }
+probe process("%s").function("u_libfn").call { n++ }
 probe end { printf("n %%d\\n", n) }
 """ % LIB, "-x", str(pid)], json_out=False, verify=False)
 mp = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -317,7 +336,8 @@ t.wait_until(lambda: (lambda s: bool(s) and all(
     t.tracer_pid_tid(pid, x) == mp.pid for x in s))(t.task_states(pid)),
     what="every thread seized")
 # Seized is not placed: the snapshot (and the breakpoints) follow the
-# seize.  Wait for the breakpoint's int3 in the library's text.
+# seize.  Wait for the breakpoint's int3 in the library's text (.call:
+# at the symbol, where nm says).
 libfn = int(subprocess.run(["nm", LIB], stdout=subprocess.PIPE, text=True)
             .stdout.split("u_libfn")[0].split("\n")[-1].split()[0], 16)
 

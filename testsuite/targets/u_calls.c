@@ -2,7 +2,8 @@
  * number of times.
  *
  *   u_calls count N      u_square(i) for i < N; u_rec(100); u_riprel()
- *                        N times; prints "sum S rec R rip C"
+ *                        N times; the inlined u_inl() N times; prints
+ *                        "sum S rec R rip C"
  *   u_calls threads T N  T threads, each u_square(i) for i < N; prints
  *                        "sum S"
  *   u_calls fork N       N calls in the parent, then a child makes 2N;
@@ -44,6 +45,12 @@ __attribute__((noinline)) long u_square(long x)
 {
 	__asm__ volatile("" ::: "memory");
 	return x * x;
+}
+
+/* Inlined even at -O0: its instances are DWARF's inlined_subroutine. */
+static inline __attribute__((always_inline)) long u_inl(long x)
+{
+	return x + 7;
 }
 
 __attribute__((noinline)) int u_rec(int n)
@@ -147,6 +154,8 @@ int main(int argc, char **argv)
 		rec = u_rec(100);
 		for (i = 0; i < n_calls; i++)
 			u_riprel();
+		for (i = 0; i < n_calls; i++)
+			sum += u_inl(i);
 		printf("sum %ld rec %d rip %d\n", sum, rec, u_counter);
 	} else if (!strcmp(argv[1], "threads")) {
 		int t, nt = atoi(argv[2]);
