@@ -34,7 +34,7 @@ enum cvar {
 	CV_MODULE_BUILD_ID, CV_MODULE_TYPE, CV_MODULE_BIAS, CV_SEGMENT_KIND,
 	CV_SEGMENT_INDEX, CV_SEGMENT_VADDR, CV_SEGMENT_OFFSET, CV_SEGMENT_ANON,
 	/* breakpoint probes */
-	CV_UP_RETURN,
+	CV_UP_RETURN, CV_UP_NAME,
 };
 
 struct cvar_def {
@@ -116,7 +116,12 @@ int tr_cvar_lookup(const struct tr_dprobe *dp, const char *name,
 	}
 	if (dp->kind == PK_UPROBE) {
 		/* $return from rax (x86-64 SysV ABI); DWARF variables are
-		 * not read yet (docs/probes.md). */
+		 * not read yet (docs/probes.md).  A PLT probe's $$name is
+		 * the called symbol. */
+		if (dp->up_plt && !strcmp(name, "$$name")) {
+			*type = TY_STRING;
+			return CV_UP_NAME;
+		}
 		if (strcmp(name, "$return") || !dp->is_return) {
 			*why = dp->is_return ? "only $return is available in this probe (no DWARF variables yet; use register() or pointer_arg(N))" :
 			       "target variables are not available in this probe yet (no DWARF variables; use register() or pointer_arg(N))";
@@ -334,6 +339,9 @@ struct sref tr_cvar_str(struct interp *I, int id)
 			maptap_script_buf_printf(b, "%sarg%d=0x%" PRIx64,
 						 i ? " " : "", i + 1,
 						 sc->args[i]);
+	} else if (id == CV_UP_NAME) {
+		maptap_script_buf_adds(b, I->cur && I->cur->up_func ?
+				       I->cur->up_func : "");
 	} else if (id > CV_SC_RETURN) {
 		event_str(I->tgt, id, b);
 	}

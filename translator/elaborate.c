@@ -1115,62 +1115,156 @@ static void match_functions(struct up_ctx *u, const char *spec, int at)
 	u->nseen = u->cap = 0;
 }
 
-/* process[("PATH")|(PID)][.library("LIB")].function("NAME")[.return],
- * process[..].statement(ADDR)[.absolute]: the functions of the module's
- * ELF symbol table (.symtab, else .dynsym) whose names match NAME, each
- * a probe of its own, at the symbol's address (stap's .call placement;
- * no prologue is skipped: docs/probes.md). */
-static void match_uprobe(struct elab *e, const struct tr_probe_point *pp,
-			 const char *path, int64_t pid, struct ptr_vec *out)
+static bool has_glob(const char *name);
+
+static int up_plt(const char *name, uint64_t vaddr, uint64_t size,
+		  void *arg)
+{
+	struct up_ctx *c = arg;
+	struct tr_dprobe *dp;
+
+	(void)size;
+	dp = push_uprobe(c, arena_printf(&c->e->s->arena,
+			 "%s.plt(\"%s\")%s", c->qual, name,
+			 c->ret ? ".return" : ""), vaddr);
+	dp->up_func = arena_strdup(&c->e->s->arena, name);
+	dp->up_plt = true;
+	return 0;
+}
+
+/* The rest of the probe point, from component AT, in U's module:
+ * function("NAME")..., plt[("NAME")][.return], statement(ADDR)... */
+static void match_in_module(struct up_ctx *u, int at)
 {
 	static const char *const ret[] = { "return" };
 	static const char *const abs_[] = { "absolute" };
+	const struct tr_probe_point *pp = u->pp;
+	const struct tr_component *c;
+	struct elab *e = u->e;
+	struct stat st;
+
+	if (at >= pp->comps.n)
+		return;
+	c = pp->comps.v[at];
+	u->ino = stat(u->module, &st) == 0 ? (uint64_t)st.st_ino : 0;
+	if (!strcmp(c->name, "function") && c->arg && c->arg->kind == N_STR) {
+		match_functions(u, c->arg->str, at + 1);
+		return;
+	}
+	if (!strcmp(c->name, "plt") && (!c->arg || c->arg->kind == N_STR)) {
+		for (u->ret = false; ; u->ret = true) {
+			if (tail_matches(pp, at + 1, ret, u->ret))
+				maptap_uprobe_plt(u->module, c->arg ?
+						  c->arg->str : "*", up_plt, u);
+			if (u->ret)
+				break;
+		}
+		u->ret = false;
+		return;
+	}
+	if (!strcmp(c->name, "statement") && c->arg && c->arg->kind == N_NUM) {
+		struct tr_dprobe *dp;
+		bool absolute = tail_matches(pp, at + 1, abs_, 1);
+
+		if (!absolute && !tail_matches(pp, at + 1, ret, 0))
+			return;
+		dp = push_uprobe(u, arena_printf(&e->s->arena,
+				 "%s.statement(0x%" PRIx64 ")%s", u->qual,
+				 (uint64_t)c->arg->num,
+				 absolute ? ".absolute" : ""),
+				 (uint64_t)c->arg->num);
+		dp->up_abs = absolute;
+		dp->up_func = "";
+	}
+}
+
+struct needed {
+	struct tr_session *s;
+	struct ptr_vec *libs;
+};
+
+static int add_needed(const char *name, void *arg)
+{
+	struct needed *n = arg;
+	const char *lib = resolve_file(n->s, name);
+	int i;
+
+	if (!lib)
+		return 0;
+	for (i = 0; i < n->libs->n; i++)
+		if (!strcmp(n->libs->v[i], lib))
+			return 0;
+	if (n->libs->n < 512)
+		vec_push(&n->s->arena, n->libs, (void *)lib);
+	return 0;
+}
+
+/* Into LIBS: the libraries EXE needs, and theirs, breadth first. */
+static void needed_closure(struct tr_session *s, const char *exe,
+			   struct ptr_vec *libs)
+{
+	struct needed n = { s, libs };
+	int i;
+
+	maptap_uprobe_needed(exe, add_needed, &n);
+	for (i = 0; i < libs->n; i++)
+		maptap_uprobe_needed(libs->v[i], add_needed, &n);
+}
+
+/* process[("PATH")|(PID)][.library("LIB")].function("NAME")[.return],
+ * process[..].statement(ADDR)[.absolute], process[..][.library(..)].plt
+ * [("NAME")][.return]: each function, PLT entry or statement a probe of
+ * its own (docs/probes.md). */
+static void match_uprobe(struct elab *e, const struct tr_probe_point *pp,
+			 const char *path, int64_t pid, struct ptr_vec *out)
+{
 	const struct tr_component *c;
 	struct up_ctx u = { e, pp, out, NULL, NULL, 0, NULL, false, false,
 			    NULL, 0, 0 };
-	const char *exe;
-	struct stat st;
-	int at = 1;
+	const char *exe, *direct;
+	struct ptr_vec libs = { 0 };
+	int i;
 
 	exe = path ? resolve_file(e->s, path) : target_exe(e->s, pid);
 	if (!exe)
 		return;
 	u.qual = arena_printf(&e->s->arena, "process(\"%s\")", exe);
 	u.module = exe;
-	c = pp->comps.v[at];
-	if (!c->arg)
-		return;
-	if (!strcmp(c->name, "library") && c->arg->kind == N_STR &&
-	    pp->comps.n > 2) {
-		u.module = resolve_file(e->s, c->arg->str);
-		if (!u.module)
-			return;
-		u.proc_path = exe;
-		u.qual = arena_printf(&e->s->arena, "%s.library(\"%s\")",
-				      u.qual, u.module);
-		c = pp->comps.v[++at];
-		if (!c->arg)
-			return;
-	}
-	if (stat(u.module, &st) == 0)
-		u.ino = (uint64_t)st.st_ino;
-	if (!strcmp(c->name, "function") && c->arg->kind == N_STR) {
-		match_functions(&u, c->arg->str, at + 1);
+	c = pp->comps.v[1];
+	if (strcmp(c->name, "library") || !c->arg || c->arg->kind != N_STR ||
+	    pp->comps.n < 3) {
+		match_in_module(&u, 1);
 		return;
 	}
-	if (!strcmp(c->name, "statement") && c->arg->kind == N_NUM) {
-		struct tr_dprobe *dp;
-		bool absolute = tail_matches(pp, at + 1, abs_, 1);
+	/* .library("LIB"): the libraries PATH loads (DT_NEEDED, searched
+	 * as the dynamic linker's defaults), by path or base name; a name
+	 * without a wildcard is also searched directly (a dlopen'ed one). */
+	needed_closure(e->s, exe, &libs);
+	if (!has_glob(c->arg->str)) {
+		const char *lib = resolve_file(e->s, c->arg->str);
 
-		if (!absolute && !tail_matches(pp, at + 1, ret, 0))
-			return;
-		dp = push_uprobe(&u, arena_printf(&e->s->arena,
-				 "%s.statement(0x%" PRIx64 ")%s", u.qual,
-				 (uint64_t)c->arg->num,
-				 absolute ? ".absolute" : ""),
-				 (uint64_t)c->arg->num);
-		dp->up_abs = absolute;
-		dp->up_func = "";
+		if (lib)
+			vec_push(&e->s->arena, &libs, (void *)lib);
+	}
+	direct = has_glob(c->arg->str) ? NULL : resolve_file(e->s, c->arg->str);
+	for (i = 0; i < libs.n; i++) {
+		const char *lib = libs.v[i], *base = strrchr(lib, '/');
+		int k;
+
+		if (fnmatch(c->arg->str, lib, 0) != 0 &&
+		    fnmatch(c->arg->str, base ? base + 1 : lib, 0) != 0 &&
+		    (!direct || strcmp(direct, lib)))
+			continue;
+		for (k = 0; k < i && strcmp(libs.v[k], lib); k++)
+			;
+		if (k < i)
+			continue;	/* twice in the list */
+		u.module = lib;
+		u.proc_path = exe;
+		u.qual = arena_printf(&e->s->arena,
+				      "process(\"%s\").library(\"%s\")", exe,
+				      lib);
+		match_in_module(&u, 2);
 	}
 }
 

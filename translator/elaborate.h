@@ -69,6 +69,7 @@ struct tr_dprobe {
 	uint64_t up_vaddr;
 	bool up_abs;
 	const char *up_func;		/* probefunc(): the symbol, or "" */
+	bool up_plt;			/* a PLT entry: $$name is UP_FUNC */
 };
 
 /* True for the probe kinds that need a traced process (-c / -x). */

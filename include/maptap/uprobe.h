@@ -129,6 +129,25 @@ int maptap_uprobe_functions(const char *path, const char *glob,
 				      uint64_t size, void *arg),
 			    void *arg);
 
+/* Calls FN(NAME, VADDR, 16, ARG) for every PLT entry of the ELF file
+ * PATH (.plt.sec when there is one, else .plt without its first entry)
+ * whose called symbol matches GLOB: the symbol named by the
+ * R_X86_64_JUMP_SLOT relocation of the GOT slot the entry jumps through
+ * (binutils' "NAME@plt").  VADDR is the entry's ELF address.  Returns
+ * the number of calls, FN's non-zero value, or -errno as
+ * maptap_uprobe_functions(). */
+int maptap_uprobe_plt(const char *path, const char *glob,
+		      int (*fn)(const char *name, uint64_t vaddr,
+				uint64_t size, void *arg),
+		      void *arg);
+
+/* Calls FN(NAME, ARG) for each DT_NEEDED entry of the ELF file PATH, in
+ * order (the libraries it names, not yet searched for).  Returns the
+ * number of calls, FN's non-zero value, or -errno as
+ * maptap_uprobe_functions(). */
+int maptap_uprobe_needed(const char *path,
+			 int (*fn)(const char *name, void *arg), void *arg);
+
 /* One function of a module's DWARF, valid during the callback. */
 struct maptap_uprobe_func {
 	const char *name;		/* DW_AT_name */

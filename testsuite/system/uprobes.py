@@ -19,7 +19,9 @@ target makes known in advance and its own untraced output:
  10. longjmp out of a probed function (its return dropped), a C++
      exception through one (no crash);
  11. exec into a probed program; a library dlclosed and dlopened again
-     at another address; a library already mapped at -x attach.
+     at another address; a library already mapped at -x attach;
+ 12. .plt("NAME") and $$name, .library("LIB").function(..), and
+     .library("*").plt over the libraries the program needs.
 """
 import os
 import shutil
@@ -366,4 +368,22 @@ t.eq(fields(open(out).read()).get("n"), 1000, "-x: 1000 hits in a library "
      "mapped before the attach")
 t.eq(got, plain([PROG, "libloop", LIB, "1000"], "go\n").split("\n")[1]
      + "\n", "-x: the target's sum is the untraced one")
+
+# 12. PLT entries and .library().
+r, out = run("""
+global n
+probe %(p)s.plt("malloc") { n[$$name]++ }
+probe %(p)s.plt("free").return { n["free.return"]++ }
+probe %(p)s.library("libc.so.6").function("malloc") { n["lib"]++ }
+probe %(p)s.library("*").plt ? { n["libplt"]++ }
+probe end { foreach (k in n) printf("%%s %%d\\n", k, n[k]) }
+""" % {"p": P}, "%s malloc 5000" % PROG)
+d = fields(out)
+t.eq((d.get("malloc"), d.get("free.return")), (5000, 5000),
+     ".plt: the program's 5000 calls of malloc and returns of free, "
+     "$$name the called symbol")
+t.ok(d.get("lib", 0) >= 5000, ".library(\"libc.so.6\").function: every "
+     "call through the PLT and libc's own (%s)" % d.get("lib"))
+t.ok(d.get("libplt", 0) > 0, ".library(\"*\").plt: PLT entries of the "
+     "libraries the program needs hit (%s)" % d.get("libplt"))
 t.done()
