@@ -23,7 +23,8 @@
  * The page is mapped by running mmap(2) in a stopped thread of the
  * target: its registers are saved, set for the call at a syscall
  * instruction of the vdso, the thread runs to the call's exit stop
- * (PTRACE_SYSCALL), and the registers are put back.
+ * (PTRACE_SYSCALL), and the registers are put back.  The model learns
+ * of the page from a full read: a map event without a system call.
  */
 #include "uprobe_priv.h"
 
@@ -328,9 +329,11 @@ static int inject_mmap(struct maptap_session *s, struct mt_thread *t,
 			*sig = stopsig;	/* delivered on resume */
 	}
 	ptrace(PTRACE_SETREGS, t->tid, 0L, &saved);
-	/* A mapping the model did not see: read it whole before T runs. */
-	t->proc->mm->stale = true;
-	(void)s;
+	/* A mapping the model has not seen: its map event comes from a
+	 * full read (once per XOL page), with no system call of the
+	 * program's own to name. */
+	if (rc == 0)
+		mt_refresh_full(s, t->proc, t->tid, false);
 	return rc;
 }
 

@@ -954,6 +954,9 @@ static void print_stats(struct run *r)
 		(unsigned long long)st.events, (unsigned long long)st.verify_diffs,
 		(unsigned long long)st.refresh_errors,
 		(unsigned long long)st.resyncs);
+	if (r->uprobes.n)
+		fprintf(r->I->s->err, "maptap: %llu breakpoint probe hits\n",
+			(unsigned long long)maptap_uprobe_hits(r->pub.sess));
 	if (st.lost_threads)
 		fprintf(r->I->s->err,
 			"maptap: %llu threads lost (gone without an exit report)\n",
