@@ -220,3 +220,80 @@ int maptap_uprobe_dwarf_functions(const char *path, const char *glob,
 	close(fd);
 	return w.rc ? w.rc : w.calls;
 }
+
+/* The line table rows of FILE_GLOB:LINE: for each CU, the lowest
+ * address of each block of is_stmt rows on that line (a line split by
+ * other lines, as a loop's condition, gives one address per block). */
+int maptap_uprobe_dwarf_lines(const char *path, const char *file_glob,
+			      int line,
+			      int (*fn)(uint64_t vaddr, const char *file,
+					int line, void *arg),
+			      void *arg)
+{
+	Dwarf_Off off = 0, next;
+	int fd, dfd = -1, rc = 0, calls = 0;
+	size_t hsize;
+	Dwarf *dw;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dw = dwarf_begin(fd, DWARF_C_READ);
+	if (!dw) {
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		dfd = elf ? open_debug(elf) : -1;
+		elf_end(elf);
+		dw = dfd >= 0 ? dwarf_begin(dfd, DWARF_C_READ) : NULL;
+	}
+	if (!dw) {
+		if (dfd >= 0)
+			close(dfd);
+		close(fd);
+		return -ENODATA;
+	}
+	while (!rc && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL,
+				   NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Lines *lines;
+		size_t n, i;
+		bool in = false;
+
+		if (!dwarf_offdie(dw, off + hsize, &cu) ||
+		    dwarf_getsrclines(&cu, &lines, &n) != 0) {
+			off = next;
+			continue;
+		}
+		for (i = 0; i < n && !rc; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i);
+			const char *f;
+			Dwarf_Addr a;
+			bool stmt = false, end = false;
+			int ln;
+
+			if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &ln))
+				continue;
+			dwarf_linebeginstatement(l, &stmt);
+			dwarf_lineendsequence(l, &end);
+			f = dwarf_linesrc(l, NULL, NULL);
+			if (end || ln != line || !stmt ||
+			    !file_matches(file_glob, f)) {
+				if (ln != line || end)
+					in = false;
+				continue;
+			}
+			if (in)
+				continue;
+			in = true;
+			calls++;
+			rc = fn(a, f, ln, arg);
+		}
+		off = next;
+	}
+	dwarf_end(dw);
+	if (dfd >= 0)
+		close(dfd);
+	close(fd);
+	return rc ? rc : calls;
+}

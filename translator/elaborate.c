@@ -1132,6 +1132,18 @@ static int up_plt(const char *name, uint64_t vaddr, uint64_t size,
 	return 0;
 }
 
+static int up_line(uint64_t vaddr, const char *file, int line, void *arg)
+{
+	struct up_ctx *c = arg;
+	struct tr_dprobe *dp;
+
+	dp = push_uprobe(c, arena_printf(&c->e->s->arena,
+			 "%s.statement(\"*@%s:%d\")", c->qual, file, line),
+			 vaddr);
+	dp->up_func = "";
+	return 0;
+}
+
 /* The rest of the probe point, from component AT, in U's module:
  * function("NAME")..., plt[("NAME")][.return], statement(ADDR)... */
 static void match_in_module(struct up_ctx *u, int at)
@@ -1160,6 +1172,20 @@ static void match_in_module(struct up_ctx *u, int at)
 				break;
 		}
 		u->ret = false;
+		return;
+	}
+	if (!strcmp(c->name, "statement") && c->arg &&
+	    c->arg->kind == N_STR && tail_matches(pp, at + 1, ret, 0)) {
+		/* "*@FILE:LINE" (the function part is not checked) */
+		const char *spec = strchr(c->arg->str, '@');
+		const char *colon = spec ? strrchr(spec, ':') : NULL;
+
+		if (!colon || colon[1] < '0' || colon[1] > '9')
+			return;
+		maptap_uprobe_dwarf_lines(u->module, arena_printf(&e->s->arena,
+					  "%.*s", (int)(colon - spec - 1),
+					  spec + 1), atoi(colon + 1), up_line,
+					  u);
 		return;
 	}
 	if (!strcmp(c->name, "statement") && c->arg && c->arg->kind == N_NUM) {

@@ -593,9 +593,12 @@ static void place_uprobes(struct run *r, const struct maptap_event *ev,
 	if (ev->kind != MAPTAP_EV_MAP && ev->kind != MAPTAP_EV_REPLACE &&
 	    ev->kind != MAPTAP_EV_PROTECT)
 		return;
+	/* A shared mapping's page is the file's: an int3 written there
+	 * would change the file (the kernel lets FOLL_FORCE copy on write
+	 * only in private mappings). */
 	if (!w || !w->has_module || !w->has_segment ||
 	    !(w->segment.p_flags & 1 /* PF_X */) ||
-	    !(ev->vma.perms & MAPTAP_PERM_X))
+	    !(ev->vma.perms & MAPTAP_PERM_X) || (ev->vma.perms & MAPTAP_PERM_S))
 		return;
 	for (i = 0; i < r->uprobes.n; i++) {
 		const struct tr_dprobe *dp = r->uprobes.v[i];

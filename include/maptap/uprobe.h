@@ -185,6 +185,19 @@ int maptap_uprobe_dwarf_functions(const char *path, const char *glob,
 					    void *arg),
 				  void *arg);
 
+/* Calls FN(VADDR, FILE, LINE, ARG) for the statements of line LINE of
+ * the source files matching FILE_GLOB (as in
+ * maptap_uprobe_dwarf_functions()) in the DWARF line table of PATH:
+ * the first address of each run of is_stmt rows on that line, so a line
+ * the compiler split (a loop's condition) gives one address per part.
+ * Returns the number of calls, FN's non-zero value, or -errno
+ * (-ENODATA: no DWARF). */
+int maptap_uprobe_dwarf_lines(const char *path, const char *file_glob,
+			      int line,
+			      int (*fn)(uint64_t vaddr, const char *file,
+					int line, void *arg),
+			      void *arg);
+
 #ifdef __cplusplus
 }
 #endif

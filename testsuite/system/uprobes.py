@@ -119,6 +119,17 @@ probe end { printf("after %%d sym %%d fl %%d inl %%d\\n", body > call,
 t.eq(fields(out), {"after": 1, "sym": 1, "fl": N + 101, "inl": N},
      "DWARF: .function after .call's entry, NAME@FILE[:LINE], .inline")
 
+# 1c. .statement("*@FILE:LINE"): u_square's body line, N times.
+with open(os.path.join(t.TARGETS, "u_calls.c")) as f:
+    LINE = [i + 1 for i, x in enumerate(f) if "return x * x;" in x][0]
+r, out = run('''
+global n
+probe %s.statement("*@u_calls.c:%d") { n += usymname(uaddr()) == "u_square" }
+probe end { printf("n %%d\\n", n) }
+''' % (P, LINE), "%s count %d" % (PROG, N))
+t.eq(fields(out).get("n"), N, ".statement(\"*@FILE:LINE\"): N hits in "
+     "u_square")
+
 # 2. 8 threads x 100,000 calls.
 r, out = run("""
 global n
