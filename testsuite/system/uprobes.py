@@ -380,6 +380,18 @@ t.eq(fields(open(out).read()).get("n"), 1000, "-x: 1000 hits in a library "
 t.eq(got, plain([PROG, "libloop", LIB, "1000"], "go\n").split("\n")[1]
      + "\n", "-x: the target's sum is the untraced one")
 
+# 11b. a fork child that maptap lets go (PTRACE_TRACEME) gets its text
+# back first: it runs on without a stop.
+r, out = run("""
+global n
+probe %s.function("u_square") { n[pid() == target()]++ }
+probe end { foreach (k in n) printf("%%s %%d\\n", k ? "parent" : "child", n[k]) }
+""" % P, "%s traceme 1000" % PROG)
+t.eq(r.stdout, "child exited 0\n", "let go: the child that asked to be "
+     "traced by its parent ran to its end without a SIGTRAP")
+t.eq(fields(out).get("parent"), 1, "let go: the parent's hit before the "
+     "fork")
+
 # 12. PLT entries and .library().
 r, out = run("""
 global n

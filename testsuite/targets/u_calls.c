@@ -29,12 +29,18 @@
  *                        at another address, N calls; prints "moved 1"
  *                        when it moved, and "sum S"
  *   u_calls libloop LIB N  dlopen LIB, then as loop, calling u_libfn()
+ *   u_calls traceme N    a fork child asks to be traced by its parent
+ *                        (maptap lets go of it), then calls u_square() N
+ *                        times: prints "child exited 0" when it ran to
+ *                        its end without a stop (an int3 left in its
+ *                        text would stop it with SIGTRAP)
  */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +286,28 @@ done:
 		fflush(stdout);
 		if (!fgets(line, sizeof(line), stdin))
 			return 0;
+	} else if (!strcmp(argv[1], "traceme")) {
+		pid_t c;
+		int st;
+
+		u_square(1);	/* placed and hit before the fork */
+		c = fork();
+		if (c == 0) {
+			if (ptrace(PTRACE_TRACEME, 0, 0, 0) != 0)
+				_exit(3);
+			for (i = 0; i < n_calls; i++)
+				sum += u_square(i);
+			_exit(sum == (n_calls - 1) * n_calls * (2 * n_calls - 1) / 6 ?
+			      0 : 4);
+		}
+		waitpid(c, &st, 0);
+		if (WIFSTOPPED(st)) {
+			printf("child stopped by signal %d\n", WSTOPSIG(st));
+			kill(c, SIGKILL);
+			waitpid(c, &st, 0);
+		} else {
+			printf("child exited %d\n", WEXITSTATUS(st));
+		}
 	} else if (!strcmp(argv[1], "malloc")) {
 		for (i = 0; i < n_calls; i++)
 			free(malloc((size_t)i + 1));
