@@ -222,6 +222,30 @@ t.eq(tp.wait(timeout=60), 0, "detach: the target exits 0")
 t.eq(got, plain([PROG, "loop", str(CALLS)], "go\n").split("\n")[1] + "\n",
      "detach: the target's sum is the untraced one")
 
+# 5c. the same with 4 threads calling: every thread let go only after
+# the text is whole again.
+tp = subprocess.Popen([PROG, "tloop", "4", "500000"], stdin=subprocess.PIPE,
+                      stdout=subprocess.PIPE, text=True)
+pid = int(tp.stdout.readline().split()[1])
+full, _ = t.maptap_argv(["-e", """
+global n
+probe %s.function("u_square") { if (++n == 20000) exit() }
+""" % P, "-x", str(pid)], json_out=False, verify=False)
+mp = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                      stderr=subprocess.PIPE, text=True)
+t.wait_until(lambda: (lambda s: bool(s) and all(
+    t.tracer_pid_tid(pid, x) == mp.pid for x in s))(t.task_states(pid)),
+    what="every thread seized")
+tp.stdin.write("go\n")
+tp.stdin.flush()
+mr = t.finish(mp, full, None, timeout=600)
+got = tp.stdout.readline()
+t.ok(text_identical(pid, PROG), "threads detach: the text is the file's")
+tp.stdin.close()
+t.eq(tp.wait(timeout=60), 0, "threads detach: the target exits 0")
+t.eq(got, plain([PROG, "tloop", "4", "500000"], "go\n").split("\n")[1]
+     + "\n", "threads detach: the target's sum is the untraced one")
+
 # 5b. the same with SIGINT to maptap (its Ctrl-C) while the target
 # calls: whenever it lands, the text is the file's and the sum the
 # untraced one.

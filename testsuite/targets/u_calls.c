@@ -12,6 +12,7 @@
  *   u_calls loop N       prints "ready PID", waits for a line on stdin,
  *                        u_square(i) for i < N, prints "sum S", waits
  *                        for another line (or EOF)
+ *   u_calls tloop T N    as loop, with T threads making N calls each
  *   u_calls trap 1       a SIGTRAP of its own (raise) around a probed
  *                        call: prints "trapped 1" when its handler ran
  *   u_calls malloc N     malloc and free N times
@@ -210,6 +211,27 @@ int main(int argc, char **argv)
 			return 4;
 		for (i = 0; i < n_calls; i++)
 			sum += u_square(i);
+		printf("sum %ld\n", sum);
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 0;
+	} else if (!strcmp(argv[1], "tloop")) {
+		int t, nt = atoi(argv[2]);
+		pthread_t th[64];
+		char line[16];
+
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 4;
+		for (t = 0; t < nt && t < 64; t++)
+			pthread_create(&th[t], NULL, worker, NULL);
+		for (t = 0; t < nt && t < 64; t++) {
+			void *r;
+
+			pthread_join(th[t], &r);
+			sum += (long)r;
+		}
 		printf("sum %ld\n", sum);
 		fflush(stdout);
 		if (!fgets(line, sizeof(line), stdin))
