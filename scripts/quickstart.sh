@@ -20,7 +20,8 @@ builddir=${BUILDDIR:-$top/build}
 # the tools the testsuite and the fuzz run use (systemtap-common: the real
 # tapset files that testsuite/script/tapset-parse parses, 0.7 MB).
 pkgs="build-essential autoconf automake libtool pkg-config libelf-dev
-libdw-dev libunwind-dev systemtap-sdt-dev linux-libc-dev elfutils binutils
+libdw-dev libunwind-dev libcapstone-dev systemtap-sdt-dev linux-libc-dev
+elfutils binutils
 clang libclang-rt-14-dev python3 strace gdb time systemtap-common"
 
 missing=

@@ -25,6 +25,7 @@
 #include <maptap/unwind.h>
 #include <maptap/report.h>
 #include <maptap/profile.h>
+#include <maptap/uprobe.h>
 
 #ifdef __cplusplus
 extern "C" {

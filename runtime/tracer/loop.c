@@ -190,6 +190,7 @@ static void detach_thread(struct maptap_session *s, struct mt_thread *t,
 		mt_diag(s, "pid %d: let go for %s; it keeps maptap's seccomp filter (cannot add the one that lets its calls through: %s), so its mapping calls now need a tracer that sets PTRACE_O_TRACESECCOMP (use --no-seccomp to avoid this)",
 			(int)p->pid, why, strerror(-unfiltered));
 	set_call(t, NULL, NULL, 0);
+	mt_uprobe_let_go(s, t);
 	ptrace(PTRACE_DETACH, t->tid, 0L, (long)sig);
 	mt_thread_del(s, t);
 	/* Its mm is still traced through its siblings (or a vfork parent)
@@ -659,6 +660,8 @@ static struct mt_thread *adopt(struct maptap_session *s, pid_t tid,
 	if (!t)
 		return NULL;
 	t->stopped = stopped;
+	if (ct)		/* its text holds the breakpoints: their table too */
+		mt_uprobe_fork(s, ct, p, t);
 	event_init(&ev, same == 1 ? MAPTAP_EV_CLONE : MAPTAP_EV_FORK,
 		   parent ? parent->pid : 0, ct ? ct->tid : 0);
 	ev.child = tid;
@@ -711,6 +714,7 @@ static void on_exec(struct maptap_session *s, struct mt_thread *t)
 		p->mm->stack_addr = 0;
 		p->mm->verify_next_ns = 0;
 	}
+	mt_uprobe_exec(s, t);	/* breakpoints went with the old image */
 	old_exe = p->exe;
 	p->exe = mt_proc_exe(p->pid);
 	event_init(&ev, MAPTAP_EV_EXEC, p->pid, t->tid);
@@ -770,7 +774,8 @@ static void detach_at_stop(struct maptap_session *s, struct mt_thread *t,
 		   event == PTRACE_EVENT_CLONE) {
 		on_new_child(s, t, event);
 	} else if (event == 0) {
-		deliver = sig;
+		/* A breakpoint's trap is not the target's. */
+		deliver = sig == SIGTRAP && mt_uprobe_trap_detach(s, t) ? 0 : sig;
 	}
 	/* The end of tracing: what the main stack grew since its last
 	 * call is seen now or never. */
@@ -874,6 +879,10 @@ static int handle_status(struct maptap_session *s, pid_t tid, int status)
 		mt_resume(s, t, 0);
 		return 0;
 	case 0:
+		/* A hit of a breakpoint probe (maptap/uprobe.h) is handled
+		 * and resumed there, its SIGTRAP never delivered. */
+		if (sig == SIGTRAP && mt_uprobe_trap(s, t))
+			return 0;
 		/* Signal-delivery-stop: deliver the signal unchanged. */
 		mt_resume(s, t, sig);
 		return 0;
@@ -896,6 +905,9 @@ static void start_detach(struct maptap_session *s)
 	size_t i;
 
 	s->detaching = true;
+	/* Every original byte back before any thread is let go: one let
+	 * go with an int3 ahead would die of its SIGTRAP. */
+	mt_uprobe_restore_all(s);
 	for (i = 0; i < s->threads.cap; i++) {
 		struct mt_thread *t = s->threads.slot[i];
 

@@ -186,6 +186,7 @@ void mt_thread_del(struct maptap_session *s, struct mt_thread *t)
 	 * again. */
 	if (t->early)
 		mt_gone_early_add(s, t->tid);
+	mt_ustack_free(t->ustack);
 	free(t);
 }
 
@@ -212,6 +213,7 @@ void mt_mm_put(struct mt_mm *mm)
 		return;
 	maptap_mm_free(mm->model);
 	maptap_maps_close(mm->reader);
+	mt_bps_free(mm->bps);
 	free(mm);
 }
 
@@ -282,8 +284,10 @@ static void free_threads(struct maptap_session *s)
 	for (i = 0; i < s->threads.cap; i++) {
 		struct mt_thread *t = s->threads.slot[i];
 
-		if (t && t != TOMB)
+		if (t && t != TOMB) {
+			mt_ustack_free(t->ustack);
 			free(t);
+		}
 	}
 	free(s->threads.slot);
 }
@@ -310,6 +314,7 @@ void maptap_session_free(struct maptap_session *s)
 	free_threads(s);
 	free(s->gone_early.tid);
 	mt_listeners_free(s);
+	mt_uprobes_free(s->up);
 	while (s->procs)
 		mt_proc_del(s, s->procs);
 	maptap_vma_buf_free(&s->buf);

@@ -36,6 +36,7 @@ struct mt_mm {
 					 * image's start_stack; 0 not read yet */
 	uint64_t verify_next_ns;	/* --verify: no full check before */
 	uint64_t verify_full_ns;	/* how long the last full check took */
+	struct mt_bps *bps;		/* breakpoints (uprobe.c); NULL none */
 };
 
 /* One process (thread group). */
@@ -92,6 +93,7 @@ struct mt_thread {
 					 * without it; resync at its first stop */
 	bool exiting;			/* past its PTRACE_EVENT_EXIT stop: it
 					 * runs no more user code */
+	struct mt_ustack *ustack;	/* pending returns (uprobe.c); NULL */
 };
 
 struct mt_thread_table {
@@ -144,6 +146,7 @@ struct maptap_session {
 	struct maptap_session_stats stats;
 	uint64_t last_ns;
 	char errmsg[512];
+	struct mt_uprobes *up;		/* breakpoint probes (uprobe.c); NULL */
 	/* Test-only fault injection (mt_set_fault()); NULL in use. */
 	int (*fault)(void *arg, int site, const struct mt_thread *t);
 	void *fault_arg;
@@ -278,6 +281,29 @@ void mt_resume(struct maptap_session *s, struct mt_thread *t, int sig);
 void mt_ready(struct maptap_session *s, struct mt_proc *p, pid_t tid,
 	      enum maptap_ready_why why);
 void mt_wait_tick(struct maptap_session *s);
+
+/* uprobe.c: the stop loop's hooks for breakpoint probes
+ * (maptap/uprobe.h).  mt_uprobe_trap(): at a SIGTRAP signal-delivery
+ * stop of T, handle a hit of one of ours and resume T; false when the
+ * SIGTRAP is not ours (deliver it).  mt_uprobe_trap_detach(): the same
+ * stop while detaching: put rip where the original code goes on, no
+ * handler; true when it was ours (do not deliver).  mt_uprobe_restore_all():
+ * every original byte back, before any thread is let go.
+ * mt_uprobe_let_go(): T is about to be detached: its address space's
+ * text back when it is the last thread there.
+ * mt_uprobe_fork(): CHILD (its first thread CT) was made by thread
+ * PARENT: table and shadow stack copied.  mt_uprobe_exec(): T's process
+ * has a new image. */
+bool mt_uprobe_trap(struct maptap_session *s, struct mt_thread *t);
+bool mt_uprobe_trap_detach(struct maptap_session *s, struct mt_thread *t);
+void mt_uprobe_restore_all(struct maptap_session *s);
+void mt_uprobe_let_go(struct maptap_session *s, struct mt_thread *t);
+void mt_uprobe_fork(struct maptap_session *s, struct mt_thread *parent,
+		    struct mt_proc *child, struct mt_thread *ct);
+void mt_uprobe_exec(struct maptap_session *s, struct mt_thread *t);
+void mt_bps_free(struct mt_bps *b);
+void mt_ustack_free(struct mt_ustack *u);
+void mt_uprobes_free(struct mt_uprobes *u);
 
 #define MT_PTRACE_OPTS (PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | \
 			PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \

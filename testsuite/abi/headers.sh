@@ -35,6 +35,19 @@ for h in "$inc"/maptap/*.h; do
 	fi
 done
 
+# libmaptap is built -fvisibility=hidden: a header that does not push
+# default visibility around its declarations leaves its functions out of
+# libmaptap.so (profile.h and uprobe.h were merged so, their API hidden).
+for h in "$inc"/maptap/*.h; do
+	name=maptap/$(basename "$h")
+	if grep -q 'pragma GCC visibility push(default)' "$h" &&
+	   grep -q 'pragma GCC visibility pop' "$h"; then
+		ok "$name gives its declarations default visibility"
+	else
+		fail "$name gives its declarations default visibility"
+	fi
+done
+
 # C linkage: a C++ program that includes every header links and runs.
 if [ -z "$cxx" ]; then
 	skip "a C++ program calls libmaptap: no C++ compiler"

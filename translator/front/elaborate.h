@@ -23,6 +23,8 @@ enum probe_kind {
 	PK_PERF,	/* timer.profile[.tick], perf.sw.*, perf.hw.*,
 			 * perf.type(T).config(C): samples of the traced
 			 * threads (profile.h) */
+	PK_UPROBE,	/* process(..).function(..)[.return], .statement(..):
+			 * a breakpoint (maptap/uprobe.h) */
 };
 
 /* Which lifetime point a PK_PROCESS probe is (docs/probes.md). */
@@ -68,13 +70,22 @@ struct tr_dprobe {
 	uint32_t perf_type;
 	uint64_t perf_config;
 	uint64_t perf_period, perf_freq;
+	/* PK_UPROBE: the breakpoint at UP_VADDR (an ELF vaddr of the file
+	 * UP_MODULE, plus its load bias), or at the absolute address
+	 * UP_VADDR when UP_ABS; IS_RETURN for .return. */
+	const char *up_module;		/* realpath */
+	uint64_t up_ino;		/* its inode */
+	uint64_t up_vaddr;
+	bool up_abs;
+	const char *up_func;		/* probefunc(): the symbol, or "" */
+	bool up_plt;			/* a PLT entry: $$name is UP_FUNC */
 };
 
 /* True for the probe kinds that need a traced process (-c / -x). */
 static inline bool tr_probe_needs_target(enum probe_kind k)
 {
 	return k == PK_PROCESS || k == PK_SYSCALL || k == PK_EVENT ||
-	       k == PK_PERF;
+	       k == PK_PERF || k == PK_UPROBE;
 }
 
 /* A built-in function implemented in C (builtins.c). */

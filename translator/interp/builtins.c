@@ -22,7 +22,7 @@ enum {
 	B_STRING_QUOTED, B_TOUPPER, B_TOLOWER, B_CTIME,
 	B_GTOD_S, B_GTOD_MS, B_GTOD_US, B_GTOD_NS,
 	B_CLOCK_S, B_CLOCK_MS, B_CLOCK_US, B_CLOCK_NS,
-	B_RANDINT, B_MATCHED, B_NGROUPS, B_PP,
+	B_RANDINT, B_MATCHED, B_NGROUPS, B_PP, B_PROBEFUNC, B_PPFUNC,
 };
 
 #define L TY_LONG
@@ -63,6 +63,8 @@ static const struct tr_builtin builtins[] = {
 	{ "matched", 1, 1, { L }, S, B_MATCHED },
 	{ "ngroups", 0, 0, { U }, L, B_NGROUPS },
 	{ "pp", 0, 0, { U }, S, B_PP },
+	{ "probefunc", 0, 0, { U }, S, B_PROBEFUNC },
+	{ "ppfunc", 0, 0, { U }, S, B_PPFUNC },
 };
 
 #undef L
@@ -177,6 +179,14 @@ static void call_string(struct interp *I, struct node *n, struct sref *s)
 	case B_PP:
 		maptap_script_buf_clear(b);
 		rc = maptap_script_buf_adds(b, I->cur ? I->cur->name : "");
+		break;
+	case B_PROBEFUNC:
+	case B_PPFUNC:
+		/* The probed function of a breakpoint probe; "" elsewhere
+		 * (stap's would be a kernel function). */
+		maptap_script_buf_clear(b);
+		rc = maptap_script_buf_adds(b, I->cur && I->cur->up_func ?
+					    I->cur->up_func : "");
 		break;
 	}
 	string_result(I, n, b, rc, s);

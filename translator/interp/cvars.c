@@ -15,6 +15,9 @@
 #include <maptap/event.h>
 #include <maptap/module.h>
 #include <maptap/session.h>
+#include <maptap/uprobe.h>
+
+#include <sys/user.h>
 
 #include "cvars.h"
 #include "interp.h"
@@ -31,6 +34,8 @@ enum cvar {
 	CV_GROUP_EXIT, CV_THREAD, CV_PATH, CV_OLD_PATH, CV_REASON, CV_MODULE_PATH,
 	CV_MODULE_BUILD_ID, CV_MODULE_TYPE, CV_MODULE_BIAS, CV_SEGMENT_KIND,
 	CV_SEGMENT_INDEX, CV_SEGMENT_VADDR, CV_SEGMENT_OFFSET, CV_SEGMENT_ANON,
+	/* breakpoint probes */
+	CV_UP_RETURN, CV_UP_NAME,
 };
 
 struct cvar_def {
@@ -109,6 +114,22 @@ int tr_cvar_lookup(const struct tr_dprobe *dp, const char *name,
 		       "\"process(PATH_OR_PID).syscall.return\" probes "
 		       "support target symbols";
 		return -1;
+	}
+	if (dp->kind == PK_UPROBE) {
+		/* $return from rax (x86-64 SysV ABI); DWARF variables are
+		 * not read yet (docs/probes.md).  A PLT probe's $$name is
+		 * the called symbol. */
+		if (dp->up_plt && !strcmp(name, "$$name")) {
+			*type = TY_STRING;
+			return CV_UP_NAME;
+		}
+		if (strcmp(name, "$return") || !dp->is_return) {
+			*why = dp->is_return ? "only $return is available in this probe (no DWARF variables yet; use register() or pointer_arg(N))" :
+			       "target variables are not available in this probe yet (no DWARF variables; use register() or pointer_arg(N))";
+			return -1;
+		}
+		*type = TY_LONG;
+		return CV_UP_RETURN;
 	}
 	if (dp->kind == PK_SYSCALL) {
 		d = find(syscall_vars, N_OF(syscall_vars), name);
@@ -216,6 +237,8 @@ int64_t tr_cvar_long(struct interp *I, int id)
 {
 	if (id <= CV_SC_RETURN)
 		return syscall_long(I->tgt->sc, id);
+	if (id == CV_UP_RETURN)
+		return I->tgt->up ? (int64_t)I->tgt->up->regs->rax : 0;
 	return event_long(I->tgt, id);
 }
 
@@ -317,6 +340,9 @@ struct sref tr_cvar_str(struct interp *I, int id)
 			maptap_script_buf_printf(b, "%sarg%d=0x%" PRIx64,
 						 i ? " " : "", i + 1,
 						 sc->args[i]);
+	} else if (id == CV_UP_NAME) {
+		maptap_script_buf_adds(b, I->cur && I->cur->up_func ?
+				       I->cur->up_func : "");
 	} else if (id > CV_SC_RETURN) {
 		event_str(I->tgt, id, b);
 	}

@@ -23,6 +23,7 @@
 #include <maptap/script_string.h>
 #include <maptap/profile.h>
 #include <maptap/unwind.h>
+#include <maptap/uprobe.h>
 
 #include "elaborate.h"
 
@@ -69,6 +70,7 @@ struct tr_target {
 	 * on (STOPPED is false), its registers and stack are the
 	 * sample's */
 	const struct maptap_profile_sample *sample;
+	const struct maptap_uprobe_hit *up;	/* breakpoint probes */
 	/* execname() of a task that is gone (end, thread.end): the
 	 * process's name at its begin; NULL: read it from /proc. */
 	const char *comm;

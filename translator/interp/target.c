@@ -62,6 +62,7 @@ struct run {
 	struct plist by_point[4];	/* enum tr_proc_point */
 	struct plist syscalls;
 	struct plist perf;		/* PK_PERF */
+	struct plist uprobes;		/* breakpoint probes; id = index */
 	struct proc *procs;
 	size_t nprocs, cap;
 	/* The unloads of the current batch of events (one pid, one time:
@@ -151,6 +152,9 @@ static void index_probes(struct run *r, struct maptap_session_opts *so)
 		case PK_PERF:
 			plist_add(&r->perf, dp);
 			break;
+		case PK_UPROBE:
+			plist_add(&r->uprobes, dp);
+			break;
 		case PK_SYSCALL:
 			plist_add(&r->syscalls, dp);
 			so->all_syscalls |= dp->all_syscalls;
@@ -167,6 +171,7 @@ static void index_probes(struct run *r, struct maptap_session_opts *so)
 		sort_plist(&r->by_point[b]);
 	sort_plist(&r->syscalls);
 	sort_plist(&r->perf);
+	sort_plist(&r->uprobes);
 }
 
 /* ---- the report (--report) ---- */
@@ -382,6 +387,7 @@ static void clear_ctx(struct run *r)
 	r->pub.mev = NULL;
 	r->pub.sc = NULL;
 	r->pub.sample = NULL;
+	r->pub.up = NULL;
 	r->pub.comm = NULL;
 }
 
@@ -466,6 +472,10 @@ static int on_module_event(const struct maptap_module_event *me, void *arg)
 		fire_module_event(r, me);
 		return 0;
 	}
+	/* Its text is gone: so are its breakpoints. */
+	if (r->uprobes.n)
+		maptap_uprobe_forget(r->pub.sess, me->pid, me->module->lo,
+				     me->module->hi);
 	/* ME->module lives as long as the tracker, ME->syscall is the
 	 * syscall table's: a copy of the event stays valid. */
 	if (r->nunloads == r->unloads_cap) {
@@ -588,6 +598,86 @@ static void profile_event(struct run *r, const struct maptap_event *ev)
 	}
 }
 
+/* DP names the module of WHERE: its path, or its inode under another
+ * name (a link) with the same base name. */
+static bool up_module_is(const struct tr_dprobe *dp,
+			 const struct maptap_module_info *mi)
+{
+	const char *a, *b;
+
+	if (!strcmp(dp->up_module, mi->path))
+		return true;
+	if (!dp->up_ino || dp->up_ino != mi->inode)
+		return false;
+	a = strrchr(dp->up_module, '/');
+	b = strrchr(mi->path, '/');
+	return a && b && !strcmp(a, b);
+}
+
+/* Breakpoint probes go in when the text VMA that holds their address
+ * is mapped (or mapped again: ld.so maps a library's text with
+ * MAP_FIXED over its first, read-only mapping; or made executable),
+ * for every load bias the module layer computes. */
+static void place_uprobes(struct run *r, const struct maptap_event *ev,
+			  const struct maptap_module_desc *w)
+{
+	int i, rc;
+
+	if (ev->kind != MAPTAP_EV_MAP && ev->kind != MAPTAP_EV_REPLACE &&
+	    ev->kind != MAPTAP_EV_PROTECT)
+		return;
+	/* A shared mapping's page is the file's: an int3 written there
+	 * would change the file (the kernel lets FOLL_FORCE copy on write
+	 * only in private mappings). */
+	if (!w || !w->has_module || !w->has_segment ||
+	    !(w->segment.p_flags & 1 /* PF_X */) ||
+	    !(ev->vma.perms & MAPTAP_PERM_X) || (ev->vma.perms & MAPTAP_PERM_S))
+		return;
+	for (i = 0; i < r->uprobes.n; i++) {
+		const struct tr_dprobe *dp = r->uprobes.v[i];
+		uint64_t addr = dp->up_vaddr;
+
+		if (!dp->up_abs) {
+			if (!up_module_is(dp, &w->module))
+				continue;
+			addr += w->module.bias;
+		}
+		if (addr < ev->vma.start || addr >= ev->vma.end)
+			continue;
+		rc = maptap_uprobe_insert(r->pub.sess, ev->pid, addr, i,
+					  dp->is_return);
+		if (rc)
+			fprintf(r->I->s->err,
+				"WARNING: pid %d: cannot place %s at 0x%llx: %s\n",
+				(int)ev->pid, dp->name,
+				(unsigned long long)addr, strerror(-rc));
+	}
+}
+
+static int on_uprobe(const struct maptap_uprobe_hit *h, void *arg)
+{
+	struct run *r = arg;
+	const struct tr_dprobe *dp;
+	struct proc *p;
+
+	if (h->id < 0 || h->id >= r->uprobes.n || r->I->exit_requested)
+		return 0;
+	dp = r->uprobes.v[h->id];
+	if (dp->proc_path) {
+		p = proc_find(r, h->pid);
+		if (!proc_matches(dp, h->pid, p ? p->exe : NULL))
+			return 0;
+	}
+	clear_ctx(r);
+	r->pub.up = h;
+	set_ctx(r, h->pid, h->tid, true);
+	tr_interp_run_probe(r->I, dp);
+	output(r->I, false);
+	after_handler(r);
+	clear_ctx(r);
+	return 0;
+}
+
 static int on_event(const struct maptap_event *ev, void *arg)
 {
 	struct run *r = arg;
@@ -606,6 +696,8 @@ static int on_event(const struct maptap_event *ev, void *arg)
 		e.where = &desc;
 	if (r->rep)
 		report_event(r, &e);
+	if (r->uprobes.n)
+		place_uprobes(r, ev, e.where);
 	if (l->n && !r->I->exit_requested) {
 		clear_ctx(r);
 		r->pub.ev = &e;
@@ -863,7 +955,9 @@ int tr_target_open(struct interp *I)
 		so.launch_sigmask = o->sigstate->mask;
 	}
 	if (maptap_modules_new(NULL, &r->pub.mods) ||
-	    maptap_session_new(&so, &r->pub.sess) || report_open(r))
+	    maptap_session_new(&so, &r->pub.sess) || report_open(r) ||
+	    (r->uprobes.n &&
+	     maptap_uprobe_set_handler(r->pub.sess, on_uprobe, r)))
 		return fail(r, "out of memory", NULL);
 	if ((o->profile || r->perf.n) && profile_open(r))
 		return -1;
@@ -974,6 +1068,9 @@ static void print_stats(struct run *r)
 		(unsigned long long)st.events, (unsigned long long)st.verify_diffs,
 		(unsigned long long)st.refresh_errors,
 		(unsigned long long)st.resyncs);
+	if (r->uprobes.n)
+		fprintf(r->I->s->err, "maptap: %llu breakpoint probe hits\n",
+			(unsigned long long)maptap_uprobe_hits(r->pub.sess));
 	if (st.lost_threads)
 		fprintf(r->I->s->err,
 			"maptap: %llu threads lost (gone without an exit report)\n",
@@ -1042,6 +1139,7 @@ int tr_target_close(struct interp *I)
 		free(r->by_point[i].v);
 	free(r->syscalls.v);
 	free(r->perf.v);
+	free(r->uprobes.v);
 	while (r->nprocs)
 		free(r->procs[--r->nprocs].exe);
 	free(r->procs);

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* uprobe_syms.c -- the functions of an ELF file by name, for placing
+ * breakpoints (maptap_uprobe_functions() in maptap/uprobe.h).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <maptap/uprobe.h>
+
+struct seen {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static bool seen_add(struct seen *s, uint64_t a)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->v[i] == a)
+			return false;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		uint64_t *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return false;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = a;
+	return true;
+}
+
+/* The symbols of section SCN (SHT_SYMTAB or SHT_DYNSYM). */
+static int walk(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+		const char *glob, struct seen *seen, int *calls,
+		int (*fn)(const char *, uint64_t, uint64_t, void *),
+		void *arg)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t i, n;
+
+	if (!d || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int rc, type;
+
+		if (!gelf_getsym(d, (int)i, &sym))
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name || fnmatch(glob, name, 0) != 0)
+			continue;
+		if (!seen_add(seen, sym.st_value))
+			continue;
+		(*calls)++;
+		rc = fn(name, sym.st_value, sym.st_size, arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int maptap_uprobe_functions(const char *path, const char *glob,
+			    int (*fn)(const char *name, uint64_t vaddr,
+				      uint64_t size, void *arg),
+			    void *arg)
+{
+	static const unsigned types[] = { SHT_SYMTAB, SHT_DYNSYM };
+	struct seen seen = { 0 };
+	int fd, rc = 0, calls = 0;
+	unsigned k;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		close(fd);
+		return -EINVAL;
+	}
+	for (k = 0; k < 2 && !rc; k++) {
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(elf, scn)) && !rc) {
+			GElf_Shdr sh;
+
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == types[k])
+				rc = walk(elf, scn, &sh, glob, &seen, &calls,
+					  fn, arg);
+		}
+	}
+	free(seen.v);
+	elf_end(elf);
+	close(fd);
+	return rc ? rc : calls;
+}
+
+/* ---- PLT entries ---- */
+
+static Elf_Scn *find_scn(Elf *elf, const char *want, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (name && !strcmp(name, want))
+			return scn;
+	}
+	return NULL;
+}
+
+/* The symbol whose R_X86_64_JUMP_SLOT relocation is at GOT, or NULL. */
+static const char *slot_name(Elf *elf, Elf_Scn *rela, const GElf_Shdr *rsh,
+			     uint64_t got)
+{
+	Elf_Data *d = elf_getdata(rela, NULL);
+	Elf_Scn *symscn = elf_getscn(elf, rsh->sh_link);
+	Elf_Data *sd = symscn ? elf_getdata(symscn, NULL) : NULL;
+	GElf_Shdr ssh;
+	size_t i, n;
+
+	if (!d || !sd || !rsh->sh_entsize || !gelf_getshdr(symscn, &ssh))
+		return NULL;
+	n = rsh->sh_size / rsh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+
+		if (!gelf_getrela(d, (int)i, &r) || r.r_offset != got ||
+		    GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT)
+			continue;
+		if (!gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym))
+			return NULL;
+		return elf_strptr(elf, ssh.sh_link, sym.st_name);
+	}
+	return NULL;
+}
+
+/* Each 16-byte PLT entry jumps through its GOT slot: "jmp *disp(%rip)"
+ * (ff 25), after an endbr64 and a bnd prefix in IBT PLTs; the slot's
+ * JUMP_SLOT relocation names the called symbol (as binutils' synthetic
+ * "NAME@plt" symbols do, elf_x86_64_get_synthetic_symtab). */
+int maptap_uprobe_plt(const char *path, const char *glob,
+		      int (*fn)(const char *name, uint64_t vaddr,
+				uint64_t size, void *arg),
+		      void *arg)
+{
+	GElf_Shdr psh, rsh;
+	Elf_Scn *plt, *rela;
+	Elf_Data *d;
+	int fd, rc = 0, calls = 0;
+	uint64_t first = 16;		/* .plt: PLT0 is no entry */
+	Elf *elf;
+	size_t off;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		close(fd);
+		return -EINVAL;
+	}
+	plt = find_scn(elf, ".plt.sec", &psh);
+	if (plt)
+		first = 0;
+	else
+		plt = find_scn(elf, ".plt", &psh);
+	rela = find_scn(elf, ".rela.plt", &rsh);
+	d = plt ? elf_getdata(plt, NULL) : NULL;
+	for (off = first; d && rela && off + 16 <= d->d_size && !rc;
+	     off += 16) {
+		const uint8_t *e = (const uint8_t *)d->d_buf + off;
+		const char *name;
+		int32_t disp;
+		size_t k;
+
+		for (k = 0; k + 6 <= 16; k++)
+			if (e[k] == 0xff && e[k + 1] == 0x25)
+				break;
+		if (k + 6 > 16)
+			continue;
+		memcpy(&disp, e + k + 2, 4);
+		name = slot_name(elf, rela, &rsh,
+				 psh.sh_addr + off + k + 6 + (int64_t)disp);
+		if (!name || !*name || fnmatch(glob, name, 0) != 0)
+			continue;
+		calls++;
+		rc = fn(name, psh.sh_addr + off, 16, arg);
+	}
+	elf_end(elf);
+	close(fd);
+	return rc ? rc : calls;
+}
+
+/* ---- DT_NEEDED ---- */
+
+int maptap_uprobe_needed(const char *path,
+			 int (*fn)(const char *name, void *arg), void *arg)
+{
+	Elf_Scn *scn = NULL;
+	int fd, rc = 0, calls = 0;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		close(fd);
+		return -EINVAL;
+	}
+	while ((scn = elf_nextscn(elf, scn)) && !rc) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n && !rc; i++) {
+			GElf_Dyn dyn;
+			const char *name;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) ||
+			    dyn.d_tag != DT_NEEDED)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (!name)
+				continue;
+			calls++;
+			rc = fn(name, arg);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return rc ? rc : calls;
+}
