@@ -167,6 +167,11 @@ def maptap_argv(args, json_out=True, verify=True):
         full += ["--json", "-o", jsonfile]
     if verify:
         full += ["--verify"]
+    # maptap's own output (the text log, the report) goes to stderr
+    # unless -o; the tests read it from stdout, as a script's output.
+    script = "-e" in args or any(str(a).endswith(".stp") for a in args)
+    if not json_out and "-o" not in args and not script:
+        full += ["-o", "-"]
     return full + list(args), jsonfile
 
 

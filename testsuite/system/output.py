@@ -86,7 +86,7 @@ def finish(p, th, timeout=120):
 # once maptap is seen waiting (maptap asleep with the command held in a
 # stop and output in the pipe, three looks in a row: maptap sleeps with
 # a stop not taken only while it waits for room) or has said it gave up.
-p, rd, cap, err, th = start(["--json", "-c", "%s storm %d %d" %
+p, rd, cap, err, th = start(["--json", "-o", "-", "-c", "%s storm %d %d" %
                              (prog, ROUNDS, LINES)])
 
 
@@ -147,7 +147,7 @@ t.eq((other, events[-1]["event"] if events else None), ([], "exit"),
 u = subprocess.run("%s quiet %d 7 | head -1; exit ${PIPESTATUS[0]}" %
                    (prog, ROUNDS), shell=True, executable="/bin/bash",
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-p, rd, cap, err, th = start(["--json", "-c", "%s quiet %d 7" %
+p, rd, cap, err, th = start(["--json", "-o", "-", "-c", "%s quiet %d 7" %
                              (prog, ROUNDS)])
 with os.fdopen(rd, "rb") as f:
     first = f.readline()
@@ -172,7 +172,7 @@ for name, pre in (("SIGPIPE default", None), ("SIGPIPE ignored", ign)):
     u.stdout.close()
     ustatus = u.wait(timeout=60)
     ustatus = ustatus if ustatus >= 0 else 128 - ustatus
-    p, rd, cap, err, th = start(["-c", "%s speak" % prog], pre)
+    p, rd, cap, err, th = start(["-o", "-", "-c", "%s speak" % prog], pre)
     with os.fdopen(rd, "rb") as f:
         while True:	# the log's lines, then the command's
             line = f.readline()
@@ -182,4 +182,22 @@ for name, pre in (("SIGPIPE default", None), ("SIGPIPE ignored", ign)):
     t.eq((status, ustatus in (141, 128 + 32)), (ustatus, True),
          "%s: the command's write after the reader left ends as "
          "untraced (%d)" % (name, ustatus))
+
+# 4. By default maptap's own output goes to stderr (maptap(1), OUTPUT):
+# `maptap -c CMD | head -1` gives head the command's first line, and the
+# command ends as untraced (before, head took the log's first line and
+# left, and the command died of SIGPIPE: 141 where untraced gives 7).
+cmd = "sh -c 'echo one; exit 7'"
+pipe = "%s | head -1; exit ${PIPESTATUS[0]}"
+u = subprocess.run(pipe % cmd, shell=True, executable="/bin/bash",
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+m = subprocess.run(pipe % ("%s -c \"%s\"" % (t.MAPTAP, cmd)), shell=True,
+                   executable="/bin/bash", stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE, timeout=120)
+t.eq((m.returncode, m.stdout), (u.returncode, u.stdout),
+     "default: CMD | head -1 gets the command's line and status (%d), "
+     "as untraced" % u.returncode)
+lines = m.stderr.decode(errors="replace").splitlines()
+t.ok(len(lines) > 2 and "EVENT" in lines[0] and " exec " in lines[1] and
+     "exit status 7" in lines[-1], "default: the log is on stderr")
 t.done()

@@ -27,7 +27,13 @@ struct driver_opts {
 	int n_script_args;
 	const char *target_cmd;		/* -c 'CMD ARGS'; NULL */
 	pid_t target_pid;		/* -x PID; 0 when not given */
-	const char *output_file;	/* -o FILE; NULL for stdout */
+	const char *output_file;	/* -o FILE; NULL for stdout (stderr
+					 * for maptap's own output) */
+	bool own_output;		/* no script: the output is maptap's
+					 * own (the log, --report, --profile),
+					 * which goes to stderr unless -o, as
+					 * strace's does, leaving stdout to the
+					 * traced command */
 	int last_pass;			/* -p N; 5 when not given */
 	int verbose;			/* number of -v */
 	bool suppress_warnings;		/* -w */

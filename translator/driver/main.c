@@ -397,6 +397,7 @@ static int run(struct driver_opts *o)
 {
 	if (o->script_text || o->script_file)
 		return translator_run(o);
+	o->own_output = true;
 	if ((o->report || o->profile) && !o->log)
 		return run_report_only(o);
 	return run_log(o);

@@ -185,14 +185,20 @@ static int run_passes(struct tr_session *s)
 	return run_pass5(s);
 }
 
-/* The output (stdout, or the -o file) and stderr as streams that wait
- * for a slow reader whatever the command does to them (outstream.c). */
-static int open_streams(struct tr_session *s, const char *path)
+/* The output (the -o file, else stdout for a script's output and
+ * stderr for maptap's own: OWN_OUTPUT) and stderr as streams that wait
+ * for a slow reader whatever the command does to them (outstream.c).
+ * Output on a terminal or on stderr is line-buffered, so that it keeps
+ * its place among the diagnostics. */
+static int open_streams(struct tr_session *s, const char *path,
+			bool own_output)
 {
-	int fd = STDOUT_FILENO;
+	int fd = own_output ? STDERR_FILENO : STDOUT_FILENO;
 	bool own = false;
 
-	if (path && strcmp(path, "-")) {
+	if (path && !strcmp(path, "-")) {
+		fd = STDOUT_FILENO;	/* -o -: stdout, whatever it holds */
+	} else if (path) {
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		if (fd < 0) {
 			fprintf(stderr, "maptap: cannot open %s: %s\n", path,
@@ -202,7 +208,8 @@ static int open_streams(struct tr_session *s, const char *path)
 		own = true;
 	}
 	s->out_fd = fd;
-	s->out = tr_fd_stream(fd, own, isatty(fd) == 1 ? _IOLBF : _IOFBF);
+	s->out = tr_fd_stream(fd, own, isatty(fd) == 1 ||
+			      fd == STDERR_FILENO ? _IOLBF : _IOFBF);
 	s->err = tr_fd_stream(STDERR_FILENO, false, _IONBF);
 	if (s->out && s->err)
 		return 0;
@@ -227,7 +234,7 @@ int translator_run(const struct driver_opts *opts)
 			tr_session_fini(&s);
 			return 1;
 		}
-	if (open_streams(&s, opts->output_file) < 0) {
+	if (open_streams(&s, opts->output_file, opts->own_output) < 0) {
 		tr_session_fini(&s);
 		return 1;
 	}
