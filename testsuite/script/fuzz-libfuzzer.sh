@@ -43,7 +43,7 @@ if "$clang" -g -O1 -fsanitize=fuzzer,address,undefined \
 	-I"$top_builddir" -I"$src/include" -I"$src/translator/driver" \
 	-I"$src/translator/front" -I"$src/translator/interp" \
 	$files "$src/testsuite/script/fuzz_parse.c" -lm \
-	-ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind \
+	-ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind -lcapstone \
 	-o "$tmp/fuzz" 2>"$tmp/build.log"; then
 	ok "libFuzzer target builds"
 else
