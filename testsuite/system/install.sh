@@ -95,7 +95,8 @@ else
 	fail "the installed man pages name installed paths, not \$(pkgdatadir)"
 fi
 
-# The example of maptap(3), as the installed page shows it.
+# The example of maptap(3), as the installed page shows it (with the
+# build's sanitizer flags: an ASan library wants an ASan program).
 sed -n '/^\.\\" example begin/,/^\.\\" example end/p' \
 	"$share/man/man3/maptap.3" | sed '1d;$d' | grep -v '^\.E[XE]$' |
 	sed 's/\\-/-/g; s/\\e/\\/g' >"$work/mapcount.c"
@@ -123,7 +124,8 @@ echo $? >"$work/script.rc"
 "$prefix/bin/maptap" -c /bin/true >"$work/log.out" 2>&1
 echo $? >"$work/log.rc"
 flags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs maptap) &&
-	$CC -o "$work/mapcount" "$work/mapcount.c" $flags -Wl,-rpath,"$libdir" \
+	$CC ${SAN_CFLAGS:-} -o "$work/mapcount" "$work/mapcount.c" $flags \
+		-Wl,-rpath,"$libdir" \
 		>"$work/cc.out" 2>&1 &&
 	"$work/mapcount" /bin/true >"$work/mapcount.out" 2>&1
 echo $? >"$work/mapcount.rc"
