@@ -106,6 +106,17 @@ else
 	diag "got '$got', want '$want'"; fail "the traced command's environment is maptap's own"
 fi
 
+# A directory given as the script is refused as unreadable, in one line
+# (a failed read was taken for an empty script: "no probes found").
+"$maptap" "$tmp" -c /bin/true >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+   grep -q "^maptap: cannot read script $tmp: Is a directory\$" "$tmp/err"; then
+	ok "a directory as the script: one line naming it, exit 1"
+else
+	sed 's/^/# /' "$tmp/err"; fail "a directory as the script: one line naming it, exit 1"
+fi
+
 # -x with a pid that does not exist is refused before anything runs: no
 # begin probe, no log header, no -o file truncated.
 true & gone=$!

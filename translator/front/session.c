@@ -75,16 +75,33 @@ struct src_file *tr_read_file(struct tr_session *s, const char *path,
 		return NULL;
 	do {
 		if (cap - n < 4096) {
+			char *nb;
+
 			cap = cap ? cap * 2 : 8192;
-			buf = realloc(buf, cap);
-			if (!buf) {
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				if (fp != stdin)
+					fclose(fp);
 				errno = ENOMEM;
 				return NULL;
 			}
+			buf = nb;
 		}
 		got = fread(buf + n, 1, cap - n - 1, fp);
 		n += got;
 	} while (got > 0);
+	/* A read error (EISDIR for a directory, EIO) is not an empty
+	 * script: the caller says why. */
+	if (ferror(fp)) {
+		int err = errno ? errno : EIO;
+
+		free(buf);
+		if (fp != stdin)
+			fclose(fp);
+		errno = err;
+		return NULL;
+	}
 	if (fp != stdin)
 		fclose(fp);
 	f = arena_alloc(&s->arena, sizeof(*f));
