@@ -18,11 +18,13 @@ builddir=${BUILDDIR:-$top/build}
 
 # Debian packages: the build tools, the libraries configure looks for, and
 # the tools the testsuite and the fuzz run use (systemtap-common: the real
-# tapset files that testsuite/script/tapset-parse parses, 0.7 MB).
+# tapset files that testsuite/script/tapset-parse parses, 0.7 MB; chromium:
+# profile.py looks at the flame graph in a real browser; gdb and strace:
+# targets that trace, under maptap).
 pkgs="build-essential autoconf automake libtool pkg-config libelf-dev
 libdw-dev libunwind-dev libcapstone-dev systemtap-sdt-dev linux-libc-dev
 elfutils binutils
-clang libclang-rt-14-dev python3 strace gdb time systemtap-common"
+clang libclang-rt-14-dev python3 strace gdb time systemtap-common chromium"
 
 missing=
 for p in $pkgs; do
