@@ -173,6 +173,42 @@ static int open_debug(Elf *elf)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
+/* The DWARF of PATH: in the file, else in its separate debug file
+ * (open_debug()).  Returns 0 with *DW and the descriptors to give
+ * close_dwarf() (*DFD -1 when the file's own DWARF is used), -errno
+ * opening PATH, or -ENODATA when neither has DWARF. */
+static int open_dwarf(const char *path, Dwarf **dw, int *fd, int *dfd)
+{
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	*dfd = -1;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	*dw = dwarf_begin(*fd, DWARF_C_READ);
+	if (!*dw) {
+		elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+		*dfd = elf ? open_debug(elf) : -1;
+		elf_end(elf);
+		*dw = *dfd >= 0 ? dwarf_begin(*dfd, DWARF_C_READ) : NULL;
+	}
+	if (*dw)
+		return 0;
+	if (*dfd >= 0)
+		close(*dfd);
+	close(*fd);
+	return -ENODATA;
+}
+
+static void close_dwarf(Dwarf *dw, int fd, int dfd)
+{
+	dwarf_end(dw);
+	if (dfd >= 0)
+		close(dfd);
+	close(fd);
+}
+
 int maptap_uprobe_dwarf_functions(const char *path, const char *glob,
 				  const char *file_glob, int line,
 				  unsigned flags,
@@ -185,26 +221,11 @@ int maptap_uprobe_dwarf_functions(const char *path, const char *glob,
 	Dwarf *dw;
 	Dwarf_Off off = 0, next;
 	size_t hsize;
-	Elf *elf;
-	int fd, dfd = -1;
+	int fd, dfd, err;
 
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	dw = dwarf_begin(fd, DWARF_C_READ);
-	if (!dw) {
-		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		dfd = elf ? open_debug(elf) : -1;
-		elf_end(elf);
-		dw = dfd >= 0 ? dwarf_begin(dfd, DWARF_C_READ) : NULL;
-	}
-	if (!dw) {
-		if (dfd >= 0)
-			close(dfd);
-		close(fd);
-		return -ENODATA;
-	}
+	err = open_dwarf(path, &dw, &fd, &dfd);
+	if (err)
+		return err;
 	while (!w.rc && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL,
 				     NULL) == 0) {
 		Dwarf_Die cu;
@@ -215,10 +236,7 @@ int maptap_uprobe_dwarf_functions(const char *path, const char *glob,
 		}
 		off = next;
 	}
-	dwarf_end(dw);
-	if (dfd >= 0)
-		close(dfd);
-	close(fd);
+	close_dwarf(dw, fd, dfd);
 	return w.rc ? w.rc : w.calls;
 }
 
@@ -232,28 +250,13 @@ int maptap_uprobe_dwarf_lines(const char *path, const char *file_glob,
 			      void *arg)
 {
 	Dwarf_Off off = 0, next;
-	int fd, dfd = -1, rc = 0, calls = 0;
+	int fd, dfd, err, rc = 0, calls = 0;
 	size_t hsize;
 	Dwarf *dw;
-	Elf *elf;
 
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	dw = dwarf_begin(fd, DWARF_C_READ);
-	if (!dw) {
-		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		dfd = elf ? open_debug(elf) : -1;
-		elf_end(elf);
-		dw = dfd >= 0 ? dwarf_begin(dfd, DWARF_C_READ) : NULL;
-	}
-	if (!dw) {
-		if (dfd >= 0)
-			close(dfd);
-		close(fd);
-		return -ENODATA;
-	}
+	err = open_dwarf(path, &dw, &fd, &dfd);
+	if (err)
+		return err;
 	while (!rc && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL,
 				   NULL) == 0) {
 		Dwarf_Die cu;
@@ -292,9 +295,6 @@ int maptap_uprobe_dwarf_lines(const char *path, const char *file_glob,
 		}
 		off = next;
 	}
-	dwarf_end(dw);
-	if (dfd >= 0)
-		close(dfd);
-	close(fd);
+	close_dwarf(dw, fd, dfd);
 	return rc ? rc : calls;
 }

@@ -75,6 +75,23 @@ static int walk(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 	return 0;
 }
 
+/* PATH as ELF, read through a mapping.  Returns 0 with *ELF and *FD
+ * (for elf_end() and close()), -errno opening PATH, or -EINVAL when it
+ * is not ELF. */
+static int open_elf(const char *path, Elf **elf, int *fd)
+{
+	elf_version(EV_CURRENT);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (*elf && elf_kind(*elf) == ELF_K_ELF)
+		return 0;
+	elf_end(*elf);
+	close(*fd);
+	return -EINVAL;
+}
+
 int maptap_uprobe_functions(const char *path, const char *glob,
 			    int (*fn)(const char *name, uint64_t vaddr,
 				      uint64_t size, void *arg),
@@ -86,16 +103,9 @@ int maptap_uprobe_functions(const char *path, const char *glob,
 	unsigned k;
 	Elf *elf;
 
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		close(fd);
-		return -EINVAL;
-	}
+	rc = open_elf(path, &elf, &fd);
+	if (rc)
+		return rc;
 	for (k = 0; k < 2 && !rc; k++) {
 		Elf_Scn *scn = NULL;
 
@@ -178,16 +188,9 @@ int maptap_uprobe_plt(const char *path, const char *glob,
 	Elf *elf;
 	size_t off;
 
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		close(fd);
-		return -EINVAL;
-	}
+	rc = open_elf(path, &elf, &fd);
+	if (rc)
+		return rc;
 	plt = find_scn(elf, ".plt.sec", &psh);
 	if (plt)
 		first = 0;
@@ -229,16 +232,9 @@ int maptap_uprobe_needed(const char *path,
 	int fd, rc = 0, calls = 0;
 	Elf *elf;
 
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		close(fd);
-		return -EINVAL;
-	}
+	rc = open_elf(path, &elf, &fd);
+	if (rc)
+		return rc;
 	while ((scn = elf_nextscn(elf, scn)) && !rc) {
 		GElf_Shdr sh;
 		Elf_Data *d;
