@@ -8,7 +8,8 @@
 . "$top_srcdir/testsuite/lib/tap.sh"
 
 for doc in README man/maptap.1 man/maptap.3 man/maptap-language.7 \
-	man/maptapprobes.7; do
+	man/maptapprobes.7 "$top_srcdir"/man/error-*.7; do
+	doc=${doc#"$top_srcdir/"}
 	if [ ! -f "$top_srcdir/$doc" ]; then
 		fail "$doc is there"
 		continue
@@ -25,5 +26,21 @@ for doc in README man/maptap.1 man/maptap.3 man/maptap-language.7 \
 		ok "every file $doc cites is in the tree"
 	fi
 done
+
+# The messages cite stap's error pages by name ("[man error::pass2]"); each
+# cited page is shipped as man/error-NAME.7 (installed as error::NAME).
+missing=
+for ref in $(cd "$top_srcdir" && grep -rhoE '\[man [a-z]+::[a-z0-9_-]+\]' \
+		runtime translator tapsets | sort -u |
+		sed -e 's/^\[man //' -e 's/\]$//'); do
+	[ -f "$top_srcdir/man/${ref%%::*}-${ref#*::}.7" ] ||
+		missing="$missing $ref"
+done
+if [ -n "$missing" ]; then
+	diag "cited by a message, no page:$missing"
+	fail "every [man PAGE] a message cites is shipped"
+else
+	ok "every [man PAGE] a message cites is shipped"
+fi
 
 tap_done

@@ -95,6 +95,20 @@ else
 	fail "the installed man pages name installed paths, not \$(pkgdatadir)"
 fi
 
+# The pages the messages cite by stap's names ("[man error::pass2]"):
+# `man error::pass2` must find the installed one.
+if ! command -v man >/dev/null 2>&1; then
+	skip "man error::NAME finds the installed error pages: no man(1) here"
+elif MANPATH="$share/man" man -w error::pass2 2>/dev/null |
+		grep -qF "$share/man/man7/error::pass2.7maptap" &&
+	MANPATH="$share/man" man -w error::fault 2>/dev/null |
+		grep -qF "$share/man/man7/error::fault.7maptap"; then
+	ok "man error::NAME finds the installed error pages"
+else
+	diag "$(ls "$share/man/man7" 2>&1)"
+	fail "man error::NAME finds the installed error pages"
+fi
+
 # The example of maptap(3), as the installed page shows it (with the
 # build's sanitizer flags: an ASan library wants an ASan program).
 sed -n '/^\.\\" example begin/,/^\.\\" example end/p' \
