@@ -1007,6 +1007,7 @@ struct up_ctx {
 					 * skipped */
 	uint64_t *seen;			/* entries DWARF gave */
 	size_t nseen, cap;
+	struct ptr_vec ifuncs;		/* the module's IFUNC symbols */
 };
 
 static struct tr_dprobe *push_uprobe(struct up_ctx *c, const char *name,
@@ -1068,6 +1069,25 @@ static int up_function(const char *name, uint64_t vaddr, uint64_t size,
 			       c->qual, name, c->ret ? ".return" : "");
 	dp = push_uprobe(c, pp_name, vaddr);
 	dp->up_func = arena_strdup(&c->e->s->arena, name);
+	for (i = 0; i < (size_t)c->ifuncs.n; i++) {
+		const struct maptap_uprobe_ifunc *f = c->ifuncs.v[i];
+
+		if (f->resolver == vaddr)
+			dp->up_ifunc = f;
+	}
+	return 0;
+}
+
+/* The module's IFUNC symbols, kept for its probes (docs/probes.md). */
+static int up_ifunc(const struct maptap_uprobe_ifunc *f, void *arg)
+{
+	struct up_ctx *c = arg;
+	struct maptap_uprobe_ifunc *k = arena_alloc(&c->e->s->arena,
+						    sizeof(*k));
+
+	*k = *f;
+	k->name = arena_strdup(&c->e->s->arena, f->name ? f->name : "");
+	vec_push(&c->e->s->arena, &c->ifuncs, k);
 	return 0;
 }
 
@@ -1096,6 +1116,9 @@ static void match_functions(struct up_ctx *u, const char *spec, int at)
 			line = atoi(colon + 1);
 		}
 	}
+	u->ifuncs.n = 0;
+	if (!file)
+		maptap_uprobe_ifuncs(u->module, up_ifunc, u);
 	for (k = 0; k < 4; k++) {
 		if (!tail_matches(pp, at, tails[k], k ? 1 : 0))
 			continue;
@@ -1245,7 +1268,7 @@ static void match_uprobe(struct elab *e, const struct tr_probe_point *pp,
 {
 	const struct tr_component *c;
 	struct up_ctx u = { e, pp, out, NULL, NULL, 0, NULL, false, false,
-			    NULL, 0, 0 };
+			    NULL, 0, 0, { 0 } };
 	const char *exe, *direct;
 	struct ptr_vec libs = { 0 };
 	int i;
