@@ -408,6 +408,11 @@ static void note_return(struct maptap_session *s, struct mt_thread *t,
 	word = ptrace(PTRACE_PEEKDATA, t->tid, (void *)r->rsp, NULL);
 	if (errno)
 		return;
+	/* No return address at rsp: a function entered by a jump, as the
+	 * kernel enters _start (rsp points at argc).  Below the lowest
+	 * address mmap(2) gives (vm.mmap_min_addr's default), no code. */
+	if ((uint64_t)word < 0x10000)
+		return;
 	f.sp = r->rsp;
 	f.ret = (uint64_t)word;
 	f.func = func;

@@ -1677,12 +1677,22 @@ static struct node *wrap_body(struct tr_session *s, struct node *first,
 static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
 			  struct tr_file *file, struct ptr_vec *out);
 
-/* Expand the script's probe point PP through ALIAS. */
+static bool has_glob(const char *name);
+
+/* Expand the script's probe point PP through ALIAS, whose name NAME it
+ * matched.  pn() is PP as the script writes it, or NAME when PP is a
+ * wildcard (stap's pn(): "after wildcard expansion"). */
 static void expand_alias(struct elab *e, const struct tr_probe_point *pp,
-			 struct tr_probe *alias, struct ptr_vec *out)
+			 struct tr_probe *alias,
+			 const struct tr_probe_point *name,
+			 struct ptr_vec *out)
 {
+	const char *origin = pp_name(e->s, pp);
 	struct ptr_vec targets = { 0 };
 	int i, k;
+
+	if (has_glob(origin))
+		origin = pp_name(e->s, name);
 
 	use_file(e, alias->file);
 	for (i = 0; i < alias->points.n; i++)
@@ -1690,7 +1700,7 @@ static void expand_alias(struct elab *e, const struct tr_probe_point *pp,
 	for (k = 0; k < targets.n; k++) {
 		struct tr_dprobe *dp = targets.v[k];
 
-		dp->origin = pp_name(e->s, pp);
+		dp->origin = origin;
 		dp->tok = pp->tok;
 		struct node *b = clone(e->s, alias->body);
 
@@ -1789,7 +1799,8 @@ static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
 
 			for (j = 0; j < a->alias_names.n; j++)
 				if (alias_name_matches(pp, a->alias_names.v[j]))
-					expand_alias(e, pp, a, out);
+					expand_alias(e, pp, a,
+						     a->alias_names.v[j], out);
 		}
 	}
 	if (out->n == before && (dp = match_builtin(e, pp))) {
