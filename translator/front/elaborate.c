@@ -45,13 +45,6 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-const char *driver_tapset_dir(void)
-{
-	const char *env = getenv("MAPTAP_TAPSET");
-
-	return env && *env ? env : MAPTAP_TAPSETDIR;
-}
-
 /* The tapset directories: -I first, then driver_tapset_dir(). */
 static void tapset_dirs(struct tr_session *s)
 {
@@ -63,7 +56,7 @@ static void tapset_dirs(struct tr_session *s)
 	for (i = 0; o && i < o->n_include_dirs; i++)
 		vec_push(&s->arena, &s->tapset_dirs,
 			 (void *)o->include_dirs[i]);
-	vec_push(&s->arena, &s->tapset_dirs, (void *)driver_tapset_dir());
+	vec_push(&s->arena, &s->tapset_dirs, (void *)driver_tapset_dir(o));
 }
 
 /* Paths of DIR's files ending in SUFFIX, sorted so runs are repeatable. */
