@@ -450,7 +450,8 @@ static void ifunc_returned(struct maptap_session *s, struct mt_thread *t,
 		v = realloc(todo->ids, sizeof(*v) * (size_t)(todo->n + 1));
 		if (!v) {
 			mt_diag(s, "pid %d: IFUNC at 0x%llx: out of memory",
-				(int)t->proc->pid, (unsigned long long)bp->addr);
+				(int)t->proc->pid,
+				(unsigned long long)bp->addr);
 			return;
 		}
 		v[todo->n] = bp->ids[i];
