@@ -62,10 +62,9 @@ build)
 	;;
 demo)
 	make -j"$(nproc)" testsuite/targets/demo testsuite/targets/demo-child >&2
-	# Not installed: the tapsets are the source tree's (maptap(1)).
-	MAPTAP_TAPSET=$top/tapsets
-	export MAPTAP_TAPSET
-	echo "quickstart: MAPTAP_TAPSET=$top/tapsets ./maptap -c testsuite/targets/demo" >&2
+	# Not installed: the build tree's maptap reads the source tree's
+	# tapsets by itself (maptap(1), FILES, maptap-uninstalled).
+	echo "quickstart: ./maptap -c testsuite/targets/demo" >&2
 	exec ./maptap -c "testsuite/targets/demo"
 	;;
 check)

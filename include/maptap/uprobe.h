@@ -64,6 +64,7 @@ extern "C" {
 
 struct maptap_session;
 struct user_regs_struct;	/* <sys/user.h> */
+struct maptap_uprobe_ifunc;	/* below */
 
 /* One hit handed to the handler; valid during the call only.  Thread
  * TID is in a ptrace stop for the whole call and its registers read
@@ -110,6 +111,21 @@ int maptap_uprobe_set_handler(struct maptap_session *s, maptap_uprobe_fn fn,
 int maptap_uprobe_insert(struct maptap_session *s, pid_t pid, uint64_t addr,
 			 int id, bool is_return);
 
+/* Probe the function the IFUNC resolver F (maptap_uprobe_ifuncs() of
+ * the module, mapped at load bias BIAS in PID) chooses in PID, with ID,
+ * as an entry probe or, IS_RETURN, a return probe: a breakpoint of no
+ * id of its own at the resolver catches each of its returns, and the
+ * value it returns (rax) gets the probe (as maptap_uprobe_insert()), so
+ * a choice made later (relocation under -c, a lazy binding, dlopen,
+ * dlsym) is probed before it is first called.  A choice made before
+ * (an attached process): F's GOT words are read now, and a word that is
+ * no longer its file value and points into F's text segment is taken
+ * as the choice.  Returns maptap_uprobe_insert()'s value for the
+ * resolver's breakpoint (a failed read of a GOT word is no error). */
+int maptap_uprobe_insert_ifunc(struct maptap_session *s, pid_t pid,
+			       const struct maptap_uprobe_ifunc *f,
+			       uint64_t bias, int id, bool is_return);
+
 /* Forget the breakpoints of PID's address space in [LO, HI) without
  * writing memory: for a module's unload, when that text is gone.
  * Returns the number forgotten, or -ESRCH. */
@@ -124,7 +140,8 @@ uint64_t maptap_uprobe_hits(const struct maptap_session *s);
  * the fnmatch(3) pattern GLOB, from .symtab and .dynsym (a stripped file
  * still has the latter), once per address: of several names at one
  * address (aliases) the first that matches is given, .symtab's before
- * .dynsym's.  VADDR is the ELF st_value (add the load bias).  A non-zero
+ * .dynsym's.  VADDR is the ELF st_value (add the load bias; for an IFUNC
+ * that is its resolver, see maptap_uprobe_ifuncs()).  A non-zero
  * return of FN stops the walk and is returned.  Returns the number of
  * calls made (>= 0), or -errno: -ENOENT/-EACCES opening PATH, -EINVAL
  * when it is not ELF, -ENOMEM. */
@@ -132,6 +149,37 @@ int maptap_uprobe_functions(const char *path, const char *glob,
 			    int (*fn)(const char *name, uint64_t vaddr,
 				      uint64_t size, void *arg),
 			    void *arg);
+
+/* The most GOT words maptap_uprobe_ifuncs() gives per IFUNC symbol. */
+#define MAPTAP_UPROBE_IFUNC_SLOTS 8
+
+/* One IFUNC symbol (STT_GNU_IFUNC) of an ELF file, valid during the
+ * callback; all addresses are ELF vaddrs (add the load bias).  The
+ * symbol's value is a resolver, which the dynamic linker calls (at
+ * relocation, or at a lazy PLT call's binding) to choose the function
+ * that runs (glibc's strlen, memcpy, libm's cos ...).  SLOT: the GOT
+ * words the file's own R_X86_64_IRELATIVE relocations with RESOLVER as
+ * addend fill with that choice (the library's calls of its own IFUNC
+ * go through them); INIT: each word's bytes in the file (what it holds
+ * before the relocation).  TEXT_LO..TEXT_HI: the executable PT_LOAD
+ * segment that holds RESOLVER, where the choice is. */
+struct maptap_uprobe_ifunc {
+	const char *name;
+	uint64_t resolver;
+	uint64_t text_lo, text_hi;
+	size_t nslots;
+	uint64_t slot[MAPTAP_UPROBE_IFUNC_SLOTS];
+	uint64_t init[MAPTAP_UPROBE_IFUNC_SLOTS];
+};
+
+/* Calls FN(F, ARG) for every defined IFUNC symbol of the ELF file PATH
+ * (from .symtab and .dynsym, once per address as
+ * maptap_uprobe_functions() does).  Returns the number of calls, FN's
+ * non-zero value, or -errno as maptap_uprobe_functions(). */
+int maptap_uprobe_ifuncs(const char *path,
+			 int (*fn)(const struct maptap_uprobe_ifunc *f,
+				   void *arg),
+			 void *arg);
 
 /* Calls FN(NAME, VADDR, 16, ARG) for every PLT entry of the ELF file
  * PATH (.plt.sec when there is one, else .plt without its first entry)

@@ -262,3 +262,176 @@ int maptap_uprobe_needed(const char *path,
 	close(fd);
 	return rc ? rc : calls;
 }
+
+/* ---- IFUNC symbols ---- */
+
+struct ifuncs {
+	struct maptap_uprobe_ifunc *v;
+	size_t n, cap;
+};
+
+static int ifunc_add(Elf *elf, const GElf_Shdr *sh, const GElf_Sym *sym,
+		     struct ifuncs *fs)
+{
+	struct maptap_uprobe_ifunc *f;
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		if (fs->v[i].resolver == sym->st_value)
+			return 0;
+	if (fs->n == fs->cap) {
+		size_t cap = fs->cap ? 2 * fs->cap : 32;
+		struct maptap_uprobe_ifunc *v = realloc(fs->v,
+							cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		fs->v = v;
+		fs->cap = cap;
+	}
+	f = &fs->v[fs->n++];
+	memset(f, 0, sizeof(*f));
+	f->name = elf_strptr(elf, sh->sh_link, sym->st_name);
+	f->resolver = sym->st_value;
+	return 0;
+}
+
+/* The defined IFUNC symbols of symbol table SCN into FS. */
+static int ifunc_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+		      struct ifuncs *fs)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t i, n;
+	int rc = 0;
+
+	if (!d || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 1; i < n && !rc; i++) {
+		GElf_Sym sym;
+
+		if (gelf_getsym(d, (int)i, &sym) &&
+		    GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC &&
+		    sym.st_shndx != SHN_UNDEF && sym.st_value)
+			rc = ifunc_add(elf, sh, &sym, fs);
+	}
+	return rc;
+}
+
+/* The 8 bytes of the file at ELF vaddr ADDR (0 when no section holds
+ * them in the file). */
+static uint64_t file_word(Elf *elf, uint64_t addr)
+{
+	Elf_Scn *scn = NULL;
+	uint64_t w = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(sh.sh_flags & SHF_ALLOC) || addr < sh.sh_addr ||
+		    addr + 8 > sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && d->d_buf && addr - sh.sh_addr + 8 <= d->d_size)
+			memcpy(&w, (const char *)d->d_buf +
+			       (addr - sh.sh_addr), 8);
+		break;
+	}
+	return w;
+}
+
+/* The GOT words of FS's resolvers: R_X86_64_IRELATIVE relocations
+ * (in .rela.dyn or .rela.plt) whose addend is a resolver. */
+static void ifunc_slots(Elf *elf, struct ifuncs *fs)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i, k, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Rela r;
+
+			if (!gelf_getrela(d, (int)i, &r) ||
+			    GELF_R_TYPE(r.r_info) != R_X86_64_IRELATIVE)
+				continue;
+			for (k = 0; k < fs->n; k++) {
+				struct maptap_uprobe_ifunc *f = &fs->v[k];
+
+				if (f->resolver != (uint64_t)r.r_addend ||
+				    f->nslots == MAPTAP_UPROBE_IFUNC_SLOTS)
+					continue;
+				f->slot[f->nslots] = r.r_offset;
+				f->init[f->nslots++] = file_word(elf,
+								 r.r_offset);
+			}
+		}
+	}
+}
+
+/* Each resolver's executable PT_LOAD. */
+static void ifunc_text(Elf *elf, struct ifuncs *fs)
+{
+	size_t i, k, n;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X))
+			continue;
+		for (k = 0; k < fs->n; k++)
+			if (fs->v[k].resolver >= ph.p_vaddr &&
+			    fs->v[k].resolver < ph.p_vaddr + ph.p_memsz) {
+				fs->v[k].text_lo = ph.p_vaddr;
+				fs->v[k].text_hi = ph.p_vaddr + ph.p_memsz;
+			}
+	}
+}
+
+int maptap_uprobe_ifuncs(const char *path,
+			 int (*fn)(const struct maptap_uprobe_ifunc *f,
+				   void *arg),
+			 void *arg)
+{
+	static const unsigned types[] = { SHT_SYMTAB, SHT_DYNSYM };
+	struct ifuncs fs = { 0 };
+	int fd, rc;
+	unsigned k;
+	size_t i;
+	Elf *elf;
+
+	rc = open_elf(path, &elf, &fd);
+	if (rc)
+		return rc;
+	for (k = 0; k < 2 && !rc; k++) {
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(elf, scn)) && !rc) {
+			GElf_Shdr sh;
+
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == types[k])
+				rc = ifunc_syms(elf, scn, &sh, &fs);
+		}
+	}
+	if (!rc) {
+		ifunc_slots(elf, &fs);
+		ifunc_text(elf, &fs);
+	}
+	for (i = 0; i < fs.n && !rc; i++)
+		rc = fn(&fs.v[i], arg);
+	free(fs.v);
+	elf_end(elf);
+	close(fd);
+	return rc ? rc : (int)i;
+}

@@ -113,22 +113,22 @@ static struct mt_bps *bps_get(struct mt_mm *mm)
 	return mm->bps;
 }
 
-static int add_id(struct mt_bp *bp, int id, bool ret)
+static int add_id(struct mt_bp *bp, const struct mt_bp_id *id)
 {
 	struct mt_bp_id *v;
 	int i;
 
 	for (i = 0; i < bp->nids; i++)
-		if (bp->ids[i].id == id && bp->ids[i].ret == ret)
+		if (bp->ids[i].id == id->id && bp->ids[i].ret == id->ret &&
+		    bp->ids[i].ifunc == id->ifunc)
 			return 0;
 	v = realloc(bp->ids, sizeof(*v) * (size_t)(bp->nids + 1));
 	if (!v)
 		return -ENOMEM;
-	v[bp->nids].id = id;
-	v[bp->nids].ret = ret;
+	v[bp->nids] = *id;
 	bp->ids = v;
 	bp->nids++;
-	bp->has_ret |= ret;
+	bp->has_ret |= id->ret || id->ifunc;
 	return 0;
 }
 
@@ -147,10 +147,11 @@ static int load_insn(struct maptap_session *s, struct mt_bps *b, pid_t pid,
 	return mt_xol_decode(s->up, bp);
 }
 
-int maptap_uprobe_insert(struct maptap_session *s, pid_t pid, uint64_t addr,
-			 int id, bool is_return)
+/* maptap_uprobe_insert() of ID at ADDR of P. */
+static int insert_bp(struct maptap_session *s, struct mt_proc *p,
+		     uint64_t addr, const struct mt_bp_id *id)
 {
-	struct mt_proc *p = mt_proc_find(s, pid);
+	pid_t pid = p->pid;
 	uint8_t cc = INT3, cur;
 	struct mt_bps *b;
 	struct mt_bp nb, *bp;
@@ -158,10 +159,6 @@ int maptap_uprobe_insert(struct maptap_session *s, pid_t pid, uint64_t addr,
 	long i;
 	int rc;
 
-	if (!p)
-		return -ESRCH;
-	if (!s->up)
-		return -EIO;
 	if (s->detaching)
 		return 0;
 	b = bps_get(p->mm);
@@ -187,14 +184,14 @@ int maptap_uprobe_insert(struct maptap_session *s, pid_t pid, uint64_t addr,
 			if (rc)
 				return rc;
 		}
-		return add_id(bp, id, is_return);
+		return add_id(bp, id);
 	}
 	memset(&nb, 0, sizeof(nb));
 	nb.addr = addr;
 	rc = load_insn(s, b, pid, &nb);
 	if (rc)
 		return rc;
-	rc = add_id(&nb, id, is_return);
+	rc = add_id(&nb, id);
 	if (rc)
 		return rc;
 	if (b->n == b->cap) {
@@ -217,6 +214,61 @@ int maptap_uprobe_insert(struct maptap_session *s, pid_t pid, uint64_t addr,
 	b->v[pos] = nb;
 	b->n++;
 	return 0;
+}
+
+int maptap_uprobe_insert(struct maptap_session *s, pid_t pid, uint64_t addr,
+			 int id, bool is_return)
+{
+	struct mt_proc *p = mt_proc_find(s, pid);
+	struct mt_bp_id bid = { id, is_return, false };
+
+	if (!p)
+		return -ESRCH;
+	if (!s->up)
+		return -EIO;
+	return insert_bp(s, p, addr, &bid);
+}
+
+/* An IFUNC's choice is in its text segment and is not the resolver
+ * itself. */
+static bool ifunc_choice(const struct maptap_uprobe_ifunc *f, uint64_t bias,
+			 uint64_t v)
+{
+	return v >= bias + f->text_lo && v < bias + f->text_hi &&
+	       v != bias + f->resolver;
+}
+
+int maptap_uprobe_insert_ifunc(struct maptap_session *s, pid_t pid,
+			       const struct maptap_uprobe_ifunc *f,
+			       uint64_t bias, int id, bool is_return)
+{
+	struct mt_proc *p = mt_proc_find(s, pid);
+	struct mt_bp_id at_resolver = { id, is_return, true };
+	struct mt_bp_id at_choice = { id, is_return, false };
+	size_t k;
+	int rc;
+
+	if (!p)
+		return -ESRCH;
+	if (!s->up)
+		return -EIO;
+	rc = insert_bp(s, p, bias + f->resolver, &at_resolver);
+	/* Already chosen: the GOT word holds it once relocated (before,
+	 * it holds the file's bytes; while ld.so maps the library, what
+	 * the first mapping shows there, never an address in the text
+	 * at this load bias but by a freak). */
+	for (k = 0; k < f->nslots && k < MAPTAP_UPROBE_IFUNC_SLOTS; k++) {
+		uint64_t v;
+
+		if (!p->mm->bps ||
+		    mt_bps_read(p->mm->bps, pid, bias + f->slot[k], &v,
+				sizeof(v)) != (int)sizeof(v) ||
+		    v == f->init[k] || !ifunc_choice(f, bias, v))
+			continue;
+		insert_bp(s, p, v, &at_choice);
+		break;
+	}
+	return rc;
 }
 
 int maptap_uprobe_forget(struct maptap_session *s, pid_t pid, uint64_t lo,
@@ -263,7 +315,7 @@ static void call_handlers(struct maptap_session *s, struct mt_thread *t,
 	h->tid = t->tid;
 	h->time_ns = mt_now_ns();
 	for (i = 0; bp && i < bp->nids && !s->quiet; i++) {
-		if (bp->ids[i].ret != h->is_return)
+		if (bp->ids[i].ret != h->is_return || bp->ids[i].ifunc)
 			continue;
 		h->id = bp->ids[i].id;
 		rc = s->up->fn(h, s->up->arg);
@@ -356,6 +408,11 @@ static void note_return(struct maptap_session *s, struct mt_thread *t,
 	word = ptrace(PTRACE_PEEKDATA, t->tid, (void *)r->rsp, NULL);
 	if (errno)
 		return;
+	/* No return address at rsp: a function entered by a jump, as the
+	 * kernel enters _start (rsp points at argc).  Below the lowest
+	 * address mmap(2) gives (vm.mmap_min_addr's default), no code. */
+	if ((uint64_t)word < 0x10000)
+		return;
 	f.sp = r->rsp;
 	f.ret = (uint64_t)word;
 	f.func = func;
@@ -369,31 +426,94 @@ static void note_return(struct maptap_session *s, struct mt_thread *t,
 	push_frame(t, &f);
 }
 
+/* The probes an IFUNC resolver's return hands on to its choice. */
+struct ifunc_todo {
+	uint64_t choice;
+	struct mt_bp_id *ids;		/* malloc'd */
+	int n;
+};
+
+/* Into TODO: the IFUNC ids of resolver BP, for its choice (rax, as
+ * the SysV ABI returns a pointer). */
+static void ifunc_returned(struct maptap_session *s, struct mt_thread *t,
+			   const struct mt_bp *bp,
+			   const struct user_regs_struct *r,
+			   struct ifunc_todo *todo)
+{
+	int i;
+
+	for (i = 0; i < bp->nids; i++) {
+		struct mt_bp_id *v;
+
+		if (!bp->ids[i].ifunc)
+			continue;
+		v = realloc(todo->ids, sizeof(*v) * (size_t)(todo->n + 1));
+		if (!v) {
+			mt_diag(s, "pid %d: IFUNC at 0x%llx: out of memory",
+				(int)t->proc->pid,
+				(unsigned long long)bp->addr);
+			return;
+		}
+		v[todo->n] = bp->ids[i];
+		v[todo->n++].ifunc = false;
+		todo->ids = v;
+	}
+	todo->choice = r->rax;
+}
+
+/* Probe the IFUNC choice TODO names (after the hit: it moves the
+ * table). */
+static void ifunc_place(struct maptap_session *s, struct mt_thread *t,
+			struct ifunc_todo *todo)
+{
+	int i, rc;
+
+	for (i = 0; i < todo->n; i++) {
+		rc = insert_bp(s, t->proc, todo->choice, &todo->ids[i]);
+		if (rc) {
+			mt_diag(s, "pid %d: no probe at 0x%llx, the function an IFUNC resolver chose: %s",
+				(int)t->proc->pid,
+				(unsigned long long)todo->choice,
+				strerror(-rc));
+			break;
+		}
+	}
+	free(todo->ids);
+}
+
 /* A hit of return site AT by T: the return of its top frame when that
  * frame's return address was at rsp - 8 (ret popped it).  Fires its
- * return probes. */
+ * return probes; an IFUNC resolver's return goes into TODO. */
 static void site_hit(struct maptap_session *s, struct mt_thread *t,
-		     struct mt_bps *b, struct user_regs_struct *r, uint64_t at)
+		     struct mt_bps *b, struct user_regs_struct *r, uint64_t at,
+		     struct ifunc_todo *todo)
 {
 	struct maptap_uprobe_hit h;
 	struct mt_ustack *u = t->ustack;
 	struct mt_ret_frame f;
 	long i;
+	int k;
 
 	drop_stale(u, r->rsp - 8);
 	if (!u || !u->n || u->v[u->n - 1].sp != r->rsp - 8 ||
 	    u->v[u->n - 1].ret != at)
 		return;
 	f = u->v[--u->n];
-	s->up->hits++;
 	i = bp_find(b, f.func, NULL);
+	if (i < 0)
+		return;
+	for (k = 0; k < b->v[i].nids; k++)
+		if (b->v[i].ids[k].ret && !b->v[i].ids[k].ifunc)
+			break;
+	if (k < b->v[i].nids)
+		s->up->hits++;
 	memset(&h, 0, sizeof(h));
 	h.is_return = true;
 	h.addr = f.func;
 	h.ret_addr = f.ret;
 	h.regs = r;
-	if (i >= 0)
-		call_handlers(s, t, &b->v[i], &h);
+	call_handlers(s, t, &b->v[i], &h);
+	ifunc_returned(s, t, &b->v[i], r, todo);
 }
 
 static void bp_hit(struct maptap_session *s, struct mt_thread *t,
@@ -401,12 +521,13 @@ static void bp_hit(struct maptap_session *s, struct mt_thread *t,
 		   struct user_regs_struct *r)
 {
 	struct maptap_uprobe_hit h;
+	struct ifunc_todo todo = { 0, NULL, 0 };
 	uint64_t at = bp->addr, slot;
 	bool site = bp->site, entry = false, ret = bp->has_ret;
 	int i, sig = 0;
 
 	for (i = 0; i < bp->nids; i++)
-		entry |= !bp->ids[i].ret;
+		entry |= !bp->ids[i].ret && !bp->ids[i].ifunc;
 
 	r->rip = at;
 	set_rip(t->tid, at);
@@ -421,7 +542,7 @@ static void bp_hit(struct maptap_session *s, struct mt_thread *t,
 	slot = bp->bad ? 0 : bp->slot;
 	/* A return to here comes before a new call made from here. */
 	if (site)
-		site_hit(s, t, b, r, at);
+		site_hit(s, t, b, r, at, &todo);
 	if (entry) {
 		s->up->hits++;
 		memset(&h, 0, sizeof(h));
@@ -432,6 +553,8 @@ static void bp_hit(struct maptap_session *s, struct mt_thread *t,
 	/* Last: it may add a breakpoint, which moves the table. */
 	if (ret)
 		note_return(s, t, b, r, at);
+	if (todo.n)
+		ifunc_place(s, t, &todo);
 	if (slot)
 		set_rip(t->tid, slot);
 	mt_resume(s, t, sig);

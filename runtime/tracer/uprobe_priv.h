@@ -17,6 +17,9 @@
 struct mt_bp_id {
 	int id;
 	bool ret;
+	bool ifunc;			/* at an IFUNC resolver: ID (and RET)
+					 * go to the function it returns
+					 * (maptap_uprobe_insert_ifunc()) */
 };
 
 /* One breakpoint in one address space. */
@@ -25,7 +28,8 @@ struct mt_bp {
 	uint8_t insn[16];		/* the original instruction */
 	uint8_t len;
 	bool riprel;			/* needs a slot within +-2 GiB */
-	bool has_ret;			/* a return probe among IDS */
+	bool has_ret;			/* a return probe or an IFUNC id
+					 * among IDS: its returns are caught */
 	bool site;			/* a return site of a probed call */
 	bool bad;			/* cannot be stepped over: removed */
 	uint64_t slot;			/* its XOL slot; 0 not built yet */

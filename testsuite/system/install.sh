@@ -42,6 +42,11 @@ pc=$(find "$dest" -name maptap.pc | head -n 1)
 libdir=$(dirname "$(dirname "${pc#"$dest"}")")
 diag "prefix $prefix, libdir $libdir"
 
+if find "$dest" -name 'maptap-uninstalled' | grep -q .; then
+	fail "the build tree's maptap-uninstalled is not installed"
+else
+	ok "the build tree's maptap-uninstalled is not installed"
+fi
 if find "$dest" -name '*.la' | grep -q .; then
 	diag "$(find "$dest" -name '*.la')"
 	fail "no libtool .la file is installed"

@@ -60,6 +60,9 @@ struct driver_opts {
 	/* How maptap was started (driver_signals_at_start()); NULL: as
 	 * the process is now. */
 	const struct driver_sigstate *sigstate;
+	/* The source tree's tapsets when this program runs from its build
+	 * tree (driver_find_uninstalled()), malloc'd; NULL. */
+	char *uninstalled_tapsets;
 };
 
 /* The signal state maptap was started with. */
@@ -78,11 +81,23 @@ void driver_signals_at_start(struct driver_sigstate *st);
 
 /* The tapset directory, read after the -I ones: $MAPTAP_TAPSET when set
  * and not empty (as SYSTEMTAP_TAPSET is stap's; the testsuite's way to the
- * source tree's tapsets/), else the installed $(pkgdatadir)/tapset.  No
+ * source tree's tapsets/), else O's uninstalled_tapsets (the program runs
+ * from its build tree), else the installed $(pkgdatadir)/tapset.  No
  * path into a source or build tree is compiled in: a root maptap reads
- * only what was installed or what its caller names.  The default log is
- * its maptap/log.stp.  A static or environment string (elaborate.c). */
-const char *driver_tapset_dir(void);
+ * only what was installed, what its caller names, or what the build
+ * wrote beside the program.  The default log is its maptap/log.stp.  A
+ * static, environment or O's string (tapset_dir.c).  O may be NULL. */
+const char *driver_tapset_dir(const struct driver_opts *o);
+
+/* The name of the file the build writes beside the maptap it built
+ * (never installed): one line, the absolute path of the source tree's
+ * tapsets/. */
+#define DRIVER_UNINSTALLED "maptap-uninstalled"
+
+/* Set O->uninstalled_tapsets from the DRIVER_UNINSTALLED file beside the
+ * running executable, when there is one owned by the executable's owner
+ * and writable by no one else; else NULL (tapset_dir.c). */
+void driver_find_uninstalled(struct driver_opts *o);
 
 /* Run a SystemTap-language script as OPTS says (translator/): parse,
  * elaborate, compile, run up to OPTS->last_pass.  Returns the process exit

@@ -316,7 +316,7 @@ static int run_log(struct driver_opts *o)
 		return refuse("nothing to trace: give -c 'CMD' or -x PID, or a script");
 	/* The default log is a script of the tapset directory's. */
 	if (snprintf(log, sizeof(log), "%s/maptap/log.stp",
-		     driver_tapset_dir()) >= (int)sizeof(log))
+		     driver_tapset_dir(o)) >= (int)sizeof(log))
 		return refuse("MAPTAP_TAPSET: path too long");
 	o->script_file = log;
 	if (o->json && add_define(&o->globals, &o->n_globals, json_on))
@@ -348,9 +348,9 @@ static int run_report_only(struct driver_opts *o)
 /* Every run reads the tapset directory (the default log is one of its
  * scripts): one line when it is not there, rather than a script that
  * cannot find its probes. */
-static int check_tapset_dir(void)
+static int check_tapset_dir(const struct driver_opts *o)
 {
-	const char *dir = driver_tapset_dir();
+	const char *dir = driver_tapset_dir(o);
 	struct stat st;
 
 	if (stat(dir, &st) != 0)
@@ -414,13 +414,14 @@ int main(int argc, char **argv)
 	if (code)
 		return code;
 	o.sigstate = &sigstate;
+	driver_find_uninstalled(&o);
 	/* A pid that does not exist is refused before anything runs or is
 	 * written: no begin probe, no log header, no -o file truncated (the
 	 * attach itself reports every other refusal). */
 	if (o.target_pid && kill(o.target_pid, 0) != 0 && errno == ESRCH)
 		code = refuse("no such process: %d", (int)o.target_pid);
 	else
-		code = check_tapset_dir();
+		code = check_tapset_dir(&o);
 	if (!code)
 		code = check_modes(&o);
 	if (!code)
@@ -428,5 +429,6 @@ int main(int argc, char **argv)
 	free(o.defines);
 	free(o.globals);
 	free(o.include_dirs);
+	free(o.uninstalled_tapsets);
 	return code;
 }

@@ -45,13 +45,6 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-const char *driver_tapset_dir(void)
-{
-	const char *env = getenv("MAPTAP_TAPSET");
-
-	return env && *env ? env : MAPTAP_TAPSETDIR;
-}
-
 /* The tapset directories: -I first, then driver_tapset_dir(). */
 static void tapset_dirs(struct tr_session *s)
 {
@@ -63,7 +56,7 @@ static void tapset_dirs(struct tr_session *s)
 	for (i = 0; o && i < o->n_include_dirs; i++)
 		vec_push(&s->arena, &s->tapset_dirs,
 			 (void *)o->include_dirs[i]);
-	vec_push(&s->arena, &s->tapset_dirs, (void *)driver_tapset_dir());
+	vec_push(&s->arena, &s->tapset_dirs, (void *)driver_tapset_dir(o));
 }
 
 /* Paths of DIR's files ending in SUFFIX, sorted so runs are repeatable. */
@@ -1007,6 +1000,7 @@ struct up_ctx {
 					 * skipped */
 	uint64_t *seen;			/* entries DWARF gave */
 	size_t nseen, cap;
+	struct ptr_vec ifuncs;		/* the module's IFUNC symbols */
 };
 
 static struct tr_dprobe *push_uprobe(struct up_ctx *c, const char *name,
@@ -1068,6 +1062,25 @@ static int up_function(const char *name, uint64_t vaddr, uint64_t size,
 			       c->qual, name, c->ret ? ".return" : "");
 	dp = push_uprobe(c, pp_name, vaddr);
 	dp->up_func = arena_strdup(&c->e->s->arena, name);
+	for (i = 0; i < (size_t)c->ifuncs.n; i++) {
+		const struct maptap_uprobe_ifunc *f = c->ifuncs.v[i];
+
+		if (f->resolver == vaddr)
+			dp->up_ifunc = f;
+	}
+	return 0;
+}
+
+/* The module's IFUNC symbols, kept for its probes (docs/probes.md). */
+static int up_ifunc(const struct maptap_uprobe_ifunc *f, void *arg)
+{
+	struct up_ctx *c = arg;
+	struct maptap_uprobe_ifunc *k = arena_alloc(&c->e->s->arena,
+						    sizeof(*k));
+
+	*k = *f;
+	k->name = arena_strdup(&c->e->s->arena, f->name ? f->name : "");
+	vec_push(&c->e->s->arena, &c->ifuncs, k);
 	return 0;
 }
 
@@ -1096,6 +1109,9 @@ static void match_functions(struct up_ctx *u, const char *spec, int at)
 			line = atoi(colon + 1);
 		}
 	}
+	u->ifuncs.n = 0;
+	if (!file)
+		maptap_uprobe_ifuncs(u->module, up_ifunc, u);
 	for (k = 0; k < 4; k++) {
 		if (!tail_matches(pp, at, tails[k], k ? 1 : 0))
 			continue;
@@ -1245,7 +1261,7 @@ static void match_uprobe(struct elab *e, const struct tr_probe_point *pp,
 {
 	const struct tr_component *c;
 	struct up_ctx u = { e, pp, out, NULL, NULL, 0, NULL, false, false,
-			    NULL, 0, 0 };
+			    NULL, 0, 0, { 0 } };
 	const char *exe, *direct;
 	struct ptr_vec libs = { 0 };
 	int i;
@@ -1654,12 +1670,22 @@ static struct node *wrap_body(struct tr_session *s, struct node *first,
 static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
 			  struct tr_file *file, struct ptr_vec *out);
 
-/* Expand the script's probe point PP through ALIAS. */
+static bool has_glob(const char *name);
+
+/* Expand the script's probe point PP through ALIAS, whose name NAME it
+ * matched.  pn() is PP as the script writes it, or NAME when PP is a
+ * wildcard (stap's pn(): "after wildcard expansion"). */
 static void expand_alias(struct elab *e, const struct tr_probe_point *pp,
-			 struct tr_probe *alias, struct ptr_vec *out)
+			 struct tr_probe *alias,
+			 const struct tr_probe_point *name,
+			 struct ptr_vec *out)
 {
+	const char *origin = pp_name(e->s, pp);
 	struct ptr_vec targets = { 0 };
 	int i, k;
+
+	if (has_glob(origin))
+		origin = pp_name(e->s, name);
 
 	use_file(e, alias->file);
 	for (i = 0; i < alias->points.n; i++)
@@ -1667,7 +1693,7 @@ static void expand_alias(struct elab *e, const struct tr_probe_point *pp,
 	for (k = 0; k < targets.n; k++) {
 		struct tr_dprobe *dp = targets.v[k];
 
-		dp->origin = pp_name(e->s, pp);
+		dp->origin = origin;
 		dp->tok = pp->tok;
 		struct node *b = clone(e->s, alias->body);
 
@@ -1766,7 +1792,8 @@ static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
 
 			for (j = 0; j < a->alias_names.n; j++)
 				if (alias_name_matches(pp, a->alias_names.v[j]))
-					expand_alias(e, pp, a, out);
+					expand_alias(e, pp, a,
+						     a->alias_names.v[j], out);
 		}
 	}
 	if (out->n == before && (dp = match_builtin(e, pp))) {

@@ -79,6 +79,9 @@ struct tr_dprobe {
 	bool up_abs;
 	const char *up_func;		/* probefunc(): the symbol, or "" */
 	bool up_plt;			/* a PLT entry: $$name is UP_FUNC */
+	const struct maptap_uprobe_ifunc *up_ifunc;	/* UP_VADDR is this
+					 * IFUNC's resolver: the probe goes
+					 * on its choice; NULL */
 };
 
 /* True for the probe kinds that need a traced process (-c / -x). */

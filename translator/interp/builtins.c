@@ -23,6 +23,7 @@ enum {
 	B_GTOD_S, B_GTOD_MS, B_GTOD_US, B_GTOD_NS,
 	B_CLOCK_S, B_CLOCK_MS, B_CLOCK_US, B_CLOCK_NS,
 	B_RANDINT, B_MATCHED, B_NGROUPS, B_PP, B_PROBEFUNC, B_PPFUNC,
+	B_PN, B_TZ_GMTOFF, B_TZ_NAME,
 };
 
 #define L TY_LONG
@@ -65,6 +66,9 @@ static const struct tr_builtin builtins[] = {
 	{ "pp", 0, 0, { U }, S, B_PP },
 	{ "probefunc", 0, 0, { U }, S, B_PROBEFUNC },
 	{ "ppfunc", 0, 0, { U }, S, B_PPFUNC },
+	{ "pn", 0, 0, { U }, S, B_PN },
+	{ "tz_gmtoff", 0, 0, { U }, L, B_TZ_GMTOFF },
+	{ "tz_name", 0, 0, { U }, S, B_TZ_NAME },
 };
 
 #undef L
@@ -124,11 +128,20 @@ static void string_result(struct interp *I, struct node *n,
 	s->len = b->len;
 }
 
+/* The local time now (TZ, /etc/localtime); false when unknown. */
+static bool local_tm(struct tm *tm)
+{
+	time_t now = time(NULL);
+
+	return localtime_r(&now, tm) != NULL;
+}
+
 static void call_string(struct interp *I, struct node *n, struct sref *s)
 {
 	struct maptap_script_buf *b = tr_tmp_get(I);
 	struct maptap_script_ctx *c = I->ctx;
 	struct sref a, x, y;
+	struct tm tm;
 	int64_t l1, l2;
 	int rc = 0;
 
@@ -188,6 +201,18 @@ static void call_string(struct interp *I, struct node *n, struct sref *s)
 		rc = maptap_script_buf_adds(b, I->cur && I->cur->up_func ?
 					    I->cur->up_func : "");
 		break;
+	case B_PN:
+		/* The script's probe point this one came from: an alias as
+		 * the script names it, else pp() (docs/language.md). */
+		maptap_script_buf_clear(b);
+		rc = maptap_script_buf_adds(b, I->cur && I->cur->origin ?
+					    I->cur->origin : "");
+		break;
+	case B_TZ_NAME:
+		maptap_script_buf_clear(b);
+		rc = maptap_script_buf_adds(b, local_tm(&tm) ? tm.tm_zone :
+					    "UTC");
+		break;
 	}
 	string_result(I, n, b, rc, s);
 }
@@ -238,6 +263,7 @@ void tr_builtin_call(struct interp *I, struct node *n, int64_t *l,
 {
 	struct maptap_script_ctx *c = I->ctx;
 	struct sref a, b;
+	struct tm tm;
 	int64_t v = 0;
 	int rc = 0;
 
@@ -290,6 +316,9 @@ void tr_builtin_call(struct interp *I, struct node *n, int64_t *l,
 		break;
 	case B_NGROUPS:
 		*l = maptap_script_regex_ngroups(c);
+		return;
+	case B_TZ_GMTOFF:	/* seconds west of UTC, as stap's */
+		*l = local_tm(&tm) ? -(int64_t)tm.tm_gmtoff : 0;
 		return;
 	default:
 		call_string(I, n, s);

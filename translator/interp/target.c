@@ -644,8 +644,14 @@ static void place_uprobes(struct run *r, const struct maptap_event *ev,
 		}
 		if (addr < ev->vma.start || addr >= ev->vma.end)
 			continue;
-		rc = maptap_uprobe_insert(r->pub.sess, ev->pid, addr, i,
-					  dp->is_return);
+		if (dp->up_ifunc)
+			rc = maptap_uprobe_insert_ifunc(r->pub.sess, ev->pid,
+							dp->up_ifunc,
+							w->module.bias, i,
+							dp->is_return);
+		else
+			rc = maptap_uprobe_insert(r->pub.sess, ev->pid, addr,
+						  i, dp->is_return);
 		if (rc)
 			fprintf(r->I->s->err,
 				"WARNING: pid %d: cannot place %s at 0x%llx: %s\n",
