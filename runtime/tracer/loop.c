@@ -218,31 +218,7 @@ static void let_go(struct maptap_session *s, struct mt_thread *t,
 	detach_thread(s, t, sig, why, err);
 }
 
-/* Whether call NR, at its exit stop with return value RVAL in thread
- * T, never ran: a seccomp filter killed the thread or trapped the
- * call (SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_TRAP).  The kernel then
- * rolls the registers back for the core dump or the SIGSYS handler
- * (kernel/seccomp.c, syscall_rollback()), so the return value read is
- * the call's number, and it queues on the thread a SIGSYS with
- * si_code SYS_SECCOMP and si_syscall NR, delivered after this stop.
- * No mapping call returns its own number (a page-aligned address or 0),
- * and few others do, so the peek is made only then. */
-static bool filter_skipped(struct mt_thread *t, int nr, int64_t rval)
-{
-	struct __ptrace_peeksiginfo_args a = { .off = 0, .flags = 0,
-					       .nr = 8 };
-	siginfo_t si[8];
-	long i, n;
-
-	if (rval != nr)
-		return false;
-	n = ptrace(PTRACE_PEEKSIGINFO, t->tid, &a, si);
-	for (i = 0; i < n; i++)
-		if (si[i].si_signo == SIGSYS && si[i].si_code == SYS_SECCOMP &&
-		    si[i].si_syscall == nr)
-			return true;
-	return false;
-}
+static bool filter_skipped(struct mt_thread *t, int nr, int64_t rval);
 
 /* The exit stop of the call T is in, described by INFO: the call's
  * events (a mapping call whose entry was seen), then its on_syscall exit,
@@ -562,6 +538,32 @@ static void foreign_trace(struct maptap_session *s, struct mt_thread *t,
 		mt_diag(s, "pid %d: cannot fail call %llu with ENOSYS for the target's own seccomp filter: %s",
 			(int)t->proc->pid,
 			(unsigned long long)info->seccomp.nr, strerror(-err));
+}
+
+/* Whether call NR, at its exit stop with return value RVAL in thread
+ * T, never ran: a seccomp filter killed the thread or trapped the
+ * call (SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_TRAP).  The kernel then
+ * rolls the registers back for the core dump or the SIGSYS handler
+ * (kernel/seccomp.c, syscall_rollback()), so the return value read is
+ * the call's number, and it queues on the thread a SIGSYS with
+ * si_code SYS_SECCOMP and si_syscall NR, delivered after this stop.
+ * No mapping call returns its own number (a page-aligned address or 0),
+ * and few others do, so the peek is made only then. */
+static bool filter_skipped(struct mt_thread *t, int nr, int64_t rval)
+{
+	struct __ptrace_peeksiginfo_args a = { .off = 0, .flags = 0,
+					       .nr = 8 };
+	siginfo_t si[8];
+	long i, n;
+
+	if (rval != nr)
+		return false;
+	n = ptrace(PTRACE_PEEKSIGINFO, t->tid, &a, si);
+	for (i = 0; i < n; i++)
+		if (si[i].si_signo == SIGSYS && si[i].si_code == SYS_SECCOMP &&
+		    si[i].si_syscall == nr)
+			return true;
+	return false;
 }
 
 /* At the seccomp stop of a ptrace(2) call whose entry stop came first:
