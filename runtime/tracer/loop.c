@@ -218,17 +218,70 @@ static void let_go(struct maptap_session *s, struct mt_thread *t,
 	detach_thread(s, t, sig, why, err);
 }
 
+static bool filter_skipped(struct mt_thread *t, int nr, int64_t rval);
+
+/* The exit stop of the call T is in, described by INFO: the call's
+ * events (a mapping call whose entry was seen), then its on_syscall exit,
+ * which sees their effect.  A call that a filter of the target killed or
+ * trapped never ran and never returns: neither. */
+static void exit_stop(struct maptap_session *s, struct mt_thread *t,
+		      const struct __ptrace_syscall_info *info)
+{
+	t->entered = false;
+	/* An exit without a seen entry (a call in progress when we
+	 * attached) changed nothing the snapshot missed. */
+	if ((t->call || t->hooked) &&
+	    filter_skipped(t, t->call ? t->call->nr : t->hook_nr,
+			   info->exit.rval)) {
+		t->hooked = false;
+	} else if (t->call && t->call->cls == MAPTAP_SC_MAP) {
+		s->stats.map_calls++;
+		mt_complete_call(s, t, info->exit.rval);
+	}
+	set_call(t, NULL, NULL, 0);
+	hook_exit(s, t, info);
+}
+
+/* At a syscall stop (SIGTRAP|0x80) of T, which is let go at it: when it
+ * is a call's exit, finish that call first (exit_stop()).  Returns
+ * whether it was an exit stop. */
+static bool finish_at_exit(struct maptap_session *s, struct mt_thread *t)
+{
+	struct __ptrace_syscall_info info;
+
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, (void *)sizeof(info),
+		   &info) <= 0 || info.op != PTRACE_SYSCALL_INFO_EXIT)
+		return false;
+	exit_stop(s, t, &info);
+	return true;
+}
+
 /* Stop thread T (running) and detach it, handling whatever stop comes
  * first so that no signal is lost: used when a traced process is about
  * to be attached by another traced process.  A thread that cannot stop
  * now (a vfork parent) stays ours: its stop may never come, and waiting
  * for it would hang maptap; the other tracer's attach then fails as it
  * would against any tracer.  RELEASE: under the filter, give it the
- * filter that lets its calls through (let_go()). */
+ * filter that lets its calls through (let_go()).
+ *
+ * Any ptrace stop takes the place of a pending PTRACE_INTERRUPT
+ * (ptrace(2); kernel/signal.c, ptrace_stop(): "any trap clears pending
+ * STOP trap"): a thread that reaches a seccomp stop, a syscall stop or a
+ * signal-delivery stop after the interrupt was sent never makes the
+ * interrupt's own stop.  So every stop ends the wait: the interrupt's,
+ * a group-stop's and a call's exit (the call finished first) are where T
+ * is let go; any other is handled as usual and the interrupt sent
+ * again, and the next stop comes at the latest at that call's exit.
+ * (Waiting for PTRACE_EVENT_STOP alone hung maptap for ever when the
+ * thread was in a mapping call's stop at the interrupt, as a thread of
+ * an ASan program starting up when LeakSanitizer attaches to it; and a
+ * thread asleep in a call resumed with PTRACE_SYSCALL reported, at every
+ * interrupt, that call's exit, then slept again in its restart.) */
 static void detach_running(struct maptap_session *s, struct mt_thread *t,
 			   const char *why, bool release)
 {
 	pid_t r, tid = t->tid;
+	bool at_exit = false;
 	int status;
 
 	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) != 0)
@@ -242,15 +295,23 @@ static void detach_running(struct maptap_session *s, struct mt_thread *t,
 		if (r > 0 && (!WIFSTOPPED(status) || !s->use_seccomp ||
 			      status >> 16 == PTRACE_EVENT_STOP))
 			break;
+		if (r > 0 && WSTOPSIG(status) == (SIGTRAP | 0x80)) {
+			t->stopped = true;
+			at_exit = finish_at_exit(s, t);
+			if (at_exit)
+				break;
+		}
 		if (r > 0) {
-			/* Under the filter, T is let go at our interrupt's
-			 * stop, where it can be given the filter that lets its
-			 * calls through (inject.c); a stop that comes first
-			 * is handled as usual. */
+			/* Under the filter, T is let go where it can be given
+			 * the filter that lets its calls through (inject.c);
+			 * a stop that comes first is handled as usual. */
 			mt_handle_status(s, tid, status);
 			t = mt_thread_find(s, tid);
 			if (!t)
 				return;	/* gone, or let go meanwhile */
+			if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) != 0 &&
+			    errno != ESRCH)
+				return;
 			continue;
 		}
 		if (mt_thread_unstoppable(t->tid) ||
@@ -265,8 +326,14 @@ static void detach_running(struct maptap_session *s, struct mt_thread *t,
 		mt_handle_status(s, t->tid, status);
 		return;
 	}
+	t->stopped = true;
+	/* Without the filter, let go at any stop: a call's exit is
+	 * finished first. */
+	if (!at_exit && WSTOPSIG(status) == (SIGTRAP | 0x80))
+		at_exit = finish_at_exit(s, t);
 	if (s->use_seccomp && release) {
-		t->stopped = true;
+		/* From a call's exit stop as from the interrupt's: the
+		 * registers are the same (inject.c). */
 		let_go(s, t, false, why);
 		return;
 	}
@@ -558,22 +625,7 @@ static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 			return;
 		break;
 	case PTRACE_SYSCALL_INFO_EXIT:
-		t->entered = false;
-		/* An exit without a seen entry (a call in progress when we
-		 * attached) changed nothing the snapshot missed. */
-		if ((t->call || t->hooked) &&
-		    filter_skipped(t, t->call ? t->call->nr : t->hook_nr,
-				   info.exit.rval)) {
-			/* It never ran, and never returns: no event, and
-			 * no exit for on_syscall. */
-			t->hooked = false;
-		} else if (t->call && t->call->cls == MAPTAP_SC_MAP) {
-			s->stats.map_calls++;
-			mt_complete_call(s, t, info.exit.rval);
-		}
-		set_call(t, NULL, NULL, 0);
-		/* After the call's events: the hook sees its effect. */
-		hook_exit(s, t, &info);
+		exit_stop(s, t, &info);
 		break;
 	default:
 		break;
@@ -760,16 +812,8 @@ static void detach_at_stop(struct maptap_session *s, struct mt_thread *t,
 	int sig = WSTOPSIG(status), event = status >> 16, deliver = 0;
 
 	if (sig == (SIGTRAP | 0x80)) {
-		struct __ptrace_syscall_info info;
-
-		if ((t->hooked || (t->call && t->call->cls == MAPTAP_SC_MAP)) &&
-		    ptrace(PTRACE_GET_SYSCALL_INFO, t->tid,
-			   (void *)sizeof(info), &info) > 0 &&
-		    info.op == PTRACE_SYSCALL_INFO_EXIT) {
-			if (t->call && t->call->cls == MAPTAP_SC_MAP)
-				mt_complete_call(s, t, info.exit.rval);
-			hook_exit(s, t, &info);
-		}
+		if (t->hooked || (t->call && t->call->cls == MAPTAP_SC_MAP))
+			finish_at_exit(s, t);
 	} else if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
 		   event == PTRACE_EVENT_CLONE) {
 		on_new_child(s, t, event);

@@ -186,13 +186,17 @@ void mt_mm_put(struct mt_mm *mm);
 enum mt_fault_site {
 	MT_FAULT_CALL,		/* mt_complete_call(), before it reads */
 	MT_FAULT_FULL,		/* mt_refresh_full(), before it reads */
+	MT_FAULT_WAIT,		/* xol.c's wait for the thread it runs a
+				 * call in: non-zero is a signal to maptap
+				 * interrupting that wait (EINTR) */
 };
 
 /* session.c: for tests only (testsuite/unit/test_errors.c).  From now
  * on, FN(ARG, SITE, T) is called where a refresh of S is about to read
  * the kernel's maps (T: the thread whose call completes, or NULL); a
  * non-zero return, a -errno, makes that refresh fail with it, as if
- * the read had.  FN NULL: no faults. */
+ * the read had; at MT_FAULT_WAIT (T NULL), the wait returns EINTR, as
+ * when a signal handler of maptap's ran.  FN NULL: no faults. */
 void mt_set_fault(struct maptap_session *s,
 		  int (*fn)(void *arg, int site, const struct mt_thread *t),
 		  void *arg);

@@ -286,6 +286,20 @@ t.eq(tp.wait(timeout=60), 0, "SIGINT: the target exits 0")
 t.eq(got, plain([PROG, "loop", str(CALLS)], "go\n").split("\n")[1] + "\n",
      "SIGINT: the target's sum is the untraced one")
 
+# 5d. SIGINTs to maptap -c without pause (from a thread of the command,
+# which blocks the SIGINT maptap passes on) while the first hit maps the
+# out-of-line page: a handler that interrupted the wait for that mmap's
+# stops made the breakpoint be dropped and could leave the thread running
+# in the vDSO (testsuite/unit/test_xolwait.c makes it every time).
+r, out = run("""
+global n
+probe %s.function("u_square") { n++ }
+probe end { printf("hits %%d\\n", n) }
+""" % P, "%s nag 10" % PROG)
+t.eq((r.status, r.stdout, fields(out).get("hits")),
+     (0, plain([PROG, "nag", "10"]), 10),
+     "SIGINTs at the first hit: every call a hit, output as untraced")
+
 # 6. a SIGTRAP of the target's own is delivered, a breakpoint's is not.
 r, out = run("""
 global n

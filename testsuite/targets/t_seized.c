@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_seized.c -- a thread that a child of its process seizes and lets go.
  *
- * Usage: t_seized read | t_seized spin
+ * Usage: t_seized read | t_seized spin | t_seized storm
  *
- * A worker thread waits, in read(2) on a pipe (read) or in a loop with no
- * system call (spin).  A child of the process then seizes the worker
+ * A worker thread waits, in read(2) on a pipe (read), in a loop with no
+ * system call (spin), or in a loop of mmap and munmap (storm: under
+ * maptap it is in a mapping call's stop most of the time, so maptap's
+ * interrupt meets such a stop first, as LeakSanitizer's attach meets a
+ * thread that is starting).  A child of the process then seizes the worker
  * (PTRACE_SEIZE: under maptap -c, maptap lets go of it first), stops it,
  * checks it is its tracer, and detaches.  Then the worker is woken: its
  * read must return the byte written (an interrupted call restarted, not
@@ -27,7 +30,7 @@
 static int pipefd[2];
 static volatile int go, spinning;
 static volatile pid_t worker_tid;
-static int spin;
+static int spin, storm;
 
 static void *worker(void *arg)
 {
@@ -36,7 +39,18 @@ static void *worker(void *arg)
 
 	(void)arg;
 	worker_tid = (pid_t)syscall(SYS_gettid);
-	if (spin) {
+	if (storm) {
+		while (!go) {
+			void *p = mmap(NULL, 4096, PROT_READ,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (p == MAP_FAILED)
+				return (void *)(intptr_t)(errno == ENOSYS ?
+							  42 : 41);
+			munmap(p, 4096);
+			spinning = 1;
+		}
+	} else if (spin) {
 		spinning = 1;
 		while (!go)
 			;
@@ -100,11 +114,13 @@ int main(int argc, char **argv)
 	if (argc != 2)
 		return 2;
 	spin = strcmp(argv[1], "spin") == 0;
+	storm = strcmp(argv[1], "storm") == 0;
 	if (pipe(pipefd) || pthread_create(&th, NULL, worker, NULL))
 		return 3;
 	/* Bounded: 10 s for the worker to be where it waits. */
 	for (i = 0; i < 10000; i++) {
-		if (worker_tid && (spin ? spinning : sleeping(worker_tid)))
+		if (worker_tid && (spin || storm ? spinning :
+				   sleeping(worker_tid)))
 			break;
 		usleep(1000);
 	}

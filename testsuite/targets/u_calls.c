@@ -16,6 +16,10 @@
  *   u_calls tloop T N    as loop, with T threads making N calls each
  *   u_calls trap 1       a SIGTRAP of its own (raise) around a probed
  *                        call: prints "trapped 1" when its handler ran
+ *   u_calls nag N        a second thread sends SIGINT to the parent (when
+ *                        the parent is its tracer: maptap -c) until the
+ *                        main thread's N calls of u_square() are done;
+ *                        SIGINT blocked; prints "sum S"
  *   u_calls malloc N     malloc and free N times
  *   u_calls edge N       N rounds of: a one-byte function (a lone ret),
  *                        functions whose first instruction is a call
@@ -137,6 +141,40 @@ static void on_trap(int sig)
 	trapped++;
 }
 
+static volatile int nagging, nag_done;
+
+/* Whether this process's tracer is its parent. */
+static int traced_by_parent(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+	int tracer = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+			break;
+	fclose(f);
+	return tracer != 0 && tracer == getppid();
+}
+
+/* SIGINT to the tracer (maptap passes each on to us: ignored) until
+ * the main thread is done, so that one comes while maptap waits for a
+ * stop inside a hit (its handlers interrupt its waits). */
+static void *nagger(void *arg)
+{
+	pid_t tracer = traced_by_parent() ? getppid() : 0;
+
+	(void)arg;
+	while (!nag_done) {
+		if (tracer)
+			kill(tracer, SIGINT);
+		nagging = 1;
+	}
+	return NULL;
+}
+
 static void *worker(void *arg)
 {
 	long i, sum = 0;
@@ -202,6 +240,25 @@ int main(int argc, char **argv)
 		fn = (long (*)(long))dlsym(h, "u_libfn");
 		for (i = 0; i < n_calls; i++)
 			sum += fn(i);
+		printf("sum %ld\n", sum);
+	} else if (!strcmp(argv[1], "nag")) {
+		pthread_t th;
+		sigset_t set;
+
+		/* Blocked: no thread stops for the SIGINTs maptap passes
+		 * on, so the nagger keeps sending while the hit is handled. */
+		sigemptyset(&set);
+		sigaddset(&set, SIGINT);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		signal(SIGINT, SIG_IGN);
+		if (pthread_create(&th, NULL, nagger, NULL))
+			return 3;
+		while (!nagging)
+			;
+		for (i = 0; i < n_calls; i++)
+			sum += u_square(i);
+		nag_done = 1;
+		pthread_join(th, NULL);
 		printf("sum %ld\n", sum);
 	} else if (!strcmp(argv[1], "loop")) {
 		char line[16];
