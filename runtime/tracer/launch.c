@@ -160,7 +160,7 @@ int maptap_session_launch(struct maptap_session *s, char *const argv[],
 		err = -errno;
 		close(go[1]);
 		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		mt_wait_blocking(s, pid, NULL);
 		return mt_error(s, err, "cannot trace the command: ptrace: %s",
 				strerror(-err));
 	}
@@ -169,7 +169,7 @@ int maptap_session_launch(struct maptap_session *s, char *const argv[],
 	if (!p || !mt_thread_add(s, pid, p)) {
 		close(go[1]);
 		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		mt_wait_blocking(s, pid, NULL);
 		return mt_error(s, -ENOMEM, "out of memory");
 	}
 	/* The model is built at the exec event; until then the child is

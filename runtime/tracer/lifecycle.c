@@ -15,9 +15,11 @@
  */
 #include "tracer.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/wait.h>
 
 /* A creator killed between its fork and its event never reports the
  * event; its child's tid stays here.  That costs nothing but memory
@@ -92,5 +94,32 @@ void mt_forget_lost(struct maptap_session *s, const char *why)
 		mt_thread_del(s, t);
 		if (p->nthreads == 0)
 			mt_proc_del(s, p);
+	}
+}
+
+/* Block until thread TID reports (waitpid(2) with __WALL).  maptap's
+ * SIGINT, SIGTERM and SIGHUP handlers have no SA_RESTART, so that the
+ * run loop's waits return at once, and one that runs during a blocking
+ * wait fails it with EINTR: wait again.  (Taking that as an error put
+ * the registers back while a thread still ran an injected call, which
+ * then failed, so the thread went on in the vDSO after its syscall
+ * instruction and crashed: uprobes.py's SIGINT case, when the signal
+ * came at the first hit; and left a SIGKILLed command unreaped when
+ * launch failed.)  The test-only fault site MT_FAULT_WAIT makes a wait
+ * fail with EINTR (test_xolwait).  STATUS may be NULL.  Returns TID, or
+ * -1 with errno (ECHILD: no such child). */
+pid_t mt_wait_blocking(struct maptap_session *s, pid_t tid, int *status)
+{
+	pid_t r;
+
+	for (;;) {
+		if (s->fault && s->fault(s->fault_arg, MT_FAULT_WAIT, NULL)) {
+			errno = EINTR;
+			r = -1;
+		} else {
+			r = waitpid(tid, status, __WALL);
+		}
+		if (r >= 0 || errno != EINTR)
+			return r;
 	}
 }

@@ -186,8 +186,9 @@ void mt_mm_put(struct mt_mm *mm);
 enum mt_fault_site {
 	MT_FAULT_CALL,		/* mt_complete_call(), before it reads */
 	MT_FAULT_FULL,		/* mt_refresh_full(), before it reads */
-	MT_FAULT_WAIT,		/* xol.c's wait for the thread it runs a
-				 * call in: non-zero is a signal to maptap
+	MT_FAULT_WAIT,		/* mt_wait_blocking() (xol.c's wait for the
+				 * thread it runs a call in, launch.c's reap):
+				 * non-zero is a signal to maptap
 				 * interrupting that wait (EINTR) */
 };
 
@@ -285,6 +286,9 @@ void mt_resume(struct maptap_session *s, struct mt_thread *t, int sig);
 void mt_ready(struct maptap_session *s, struct mt_proc *p, pid_t tid,
 	      enum maptap_ready_why why);
 void mt_wait_tick(struct maptap_session *s);
+/* lifecycle.c: a blocking waitpid(TID, __WALL) that a signal to maptap
+ * does not cut short (EINTR: wait again).  Returns TID or -1/errno. */
+pid_t mt_wait_blocking(struct maptap_session *s, pid_t tid, int *status);
 
 /* uprobe.c: the stop loop's hooks for breakpoint probes
  * (maptap/uprobe.h).  mt_uprobe_trap(): at a SIGTRAP signal-delivery

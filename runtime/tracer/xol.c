@@ -272,31 +272,6 @@ static uint64_t find_syscall(struct mt_bps *b, pid_t pid)
 	return 0;
 }
 
-/* Wait for the next report of thread TID, resumed toward a stop it
- * cannot miss (the injected call's entry or exit) or its end.  maptap's
- * SIGINT, SIGTERM and SIGHUP handlers have no SA_RESTART, so that the
- * run loop's waits return at once, and one that runs now fails
- * waitpid(2) with EINTR: wait again.  (Taking that as an error put the
- * registers back while the thread still ran the injected call, which
- * then failed, so the thread went on in the vDSO after its syscall
- * instruction and crashed; uprobes.py's SIGINT case, when the signal
- * came at the first hit.)  Returns TID, or -1 with errno. */
-static pid_t wait_thread(struct maptap_session *s, pid_t tid, int *status)
-{
-	pid_t r;
-
-	for (;;) {
-		if (s->fault && s->fault(s->fault_arg, MT_FAULT_WAIT, NULL)) {
-			errno = EINTR;
-			r = -1;
-		} else {
-			r = waitpid(tid, status, __WALL);
-		}
-		if (r >= 0 || errno != EINTR)
-			return r;
-	}
-}
-
 /* Run mmap(HINT, one page, r-x, private anonymous) in thread T, stopped;
  * *OUT: the address.  A signal that stops T meanwhile goes to *SIG. */
 static int inject_mmap(struct maptap_session *s, struct mt_thread *t,
@@ -324,7 +299,7 @@ static int inject_mmap(struct maptap_session *s, struct mt_thread *t,
 		int stopsig, event;
 
 		if (ptrace(PTRACE_SYSCALL, t->tid, 0L, 0L) != 0 ||
-		    wait_thread(s, t->tid, &status) < 0) {
+		    mt_wait_blocking(s, t->tid, &status) < 0) {
 			rc = -errno;
 			break;
 		}
