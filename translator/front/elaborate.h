@@ -79,6 +79,13 @@ struct tr_dprobe {
 	bool up_abs;
 	const char *up_func;		/* probefunc(): the symbol, or "" */
 	bool up_plt;			/* a PLT entry: $$name is UP_FUNC */
+	/* .return: the nodes read at the entry (@entry(X), and target
+	 * variables other than $return; dwvars.h), slot = index; slot 0
+	 * is the CFA, which matches the entry to its return.  They are
+	 * read at UP_BODY (the address past the prologue, as stap's
+	 * entry probe; UP_VADDR when DWARF did not say). */
+	struct ptr_vec up_entry;
+	uint64_t up_body;
 };
 
 /* True for the probe kinds that need a traced process (-c / -x). */

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +37,7 @@
 #include <maptap/report.h>
 
 #include "driver.h"
+#include "dwvars.h"
 #include "interp.h"
 #include "profile.h"
 #include "target.h"
@@ -82,6 +84,10 @@ struct run {
 	bool failed;
 	bool signals_set;
 	struct sigaction saved[3];
+	/* the entry values of .return probes' calls in progress
+	 * (dwvars.h), oldest first */
+	struct tr_entry_frame **frames;
+	size_t nframes, frames_cap;
 };
 
 static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
@@ -388,6 +394,8 @@ static void clear_ctx(struct run *r)
 	r->pub.sc = NULL;
 	r->pub.sample = NULL;
 	r->pub.up = NULL;
+	r->pub.entry = NULL;
+	r->pub.nentry = 0;
 	r->pub.comm = NULL;
 }
 
@@ -646,6 +654,12 @@ static void place_uprobes(struct run *r, const struct maptap_event *ev,
 			continue;
 		rc = maptap_uprobe_insert(r->pub.sess, ev->pid, addr, i,
 					  dp->is_return);
+		/* a .return probe reading entry values hears its calls
+		 * past the prologue (dwvars.h) */
+		if (!rc && dp->is_return && dp->up_entry.n)
+			rc = maptap_uprobe_insert(r->pub.sess, ev->pid,
+						  addr - dp->up_vaddr +
+						  dp->up_body, i, false);
 		if (rc)
 			fprintf(r->I->s->err,
 				"WARNING: pid %d: cannot place %s at 0x%llx: %s\n",
@@ -654,9 +668,77 @@ static void place_uprobes(struct run *r, const struct maptap_event *ev,
 	}
 }
 
+/* The frames of .return probes' entry values: pushed at the entry hit,
+ * taken at the matching return (the same thread and probe, rsp after the
+ * return equal to the call's CFA).  A frame whose CFA is at or below a
+ * new entry's of that thread is stale (longjmp, an exception, a return
+ * not seen), as maptap/uprobe.h's shadow stack drops them; at most
+ * MAX_FRAMES are kept. */
+#define MAX_FRAMES 4096
+
+static void frame_drop(struct run *r, size_t i)
+{
+	tr_entry_frame_free(r->frames[i]);
+	memmove(&r->frames[i], &r->frames[i + 1],
+		(r->nframes - i - 1) * sizeof(*r->frames));
+	r->nframes--;
+}
+
+static void entry_save(struct run *r, const struct tr_dprobe *dp,
+		       const struct maptap_uprobe_hit *h)
+{
+	struct tr_entry_frame *fr;
+	size_t i;
+
+	if (r->nframes == MAX_FRAMES)
+		frame_drop(r, 0);
+	if (r->nframes == r->frames_cap) {
+		size_t cap = r->frames_cap ? 2 * r->frames_cap : 16;
+		struct tr_entry_frame **v = realloc(r->frames,
+						    cap * sizeof(*v));
+
+		if (!v)
+			return;
+		r->frames = v;
+		r->frames_cap = cap;
+	}
+	fr = tr_interp_save_entry(r->I, dp);
+	if (!fr)
+		return;
+	fr->tid = h->tid;
+	fr->sp = (uint64_t)fr->v[0].l;
+	fr->id = h->id;
+	for (i = r->nframes; i-- > 0;)
+		if (r->frames[i]->tid == h->tid && r->frames[i]->sp <= fr->sp)
+			frame_drop(r, i);
+	r->frames[r->nframes++] = fr;
+}
+
+/* The frame of return hit H, taken off the list (the caller frees it),
+ * or NULL when its entry was not seen. */
+static struct tr_entry_frame *entry_find(struct run *r,
+					 const struct maptap_uprobe_hit *h)
+{
+	uint64_t sp = h->regs->rsp;	/* the CFA of the call */
+	struct tr_entry_frame *fr;
+	size_t i;
+
+	for (i = r->nframes; i-- > 0;) {
+		fr = r->frames[i];
+		if (fr->tid != h->tid || fr->id != h->id || fr->sp != sp)
+			continue;
+		memmove(&r->frames[i], &r->frames[i + 1],
+			(r->nframes - i - 1) * sizeof(*r->frames));
+		r->nframes--;
+		return fr;
+	}
+	return NULL;
+}
+
 static int on_uprobe(const struct maptap_uprobe_hit *h, void *arg)
 {
 	struct run *r = arg;
+	struct tr_entry_frame *fr = NULL;
 	const struct tr_dprobe *dp;
 	struct proc *p;
 
@@ -671,7 +753,19 @@ static int on_uprobe(const struct maptap_uprobe_hit *h, void *arg)
 	clear_ctx(r);
 	r->pub.up = h;
 	set_ctx(r, h->pid, h->tid, true);
+	if (dp->is_return && !h->is_return) {
+		entry_save(r, dp, h);
+		clear_ctx(r);
+		return 0;
+	}
+	if (dp->is_return && dp->up_entry.n)
+		fr = entry_find(r, h);
+	if (fr) {
+		r->pub.entry = fr->v;
+		r->pub.nentry = fr->n;
+	}
 	tr_interp_run_probe(r->I, dp);
+	tr_entry_frame_free(fr);
 	output(r->I, false);
 	after_handler(r);
 	clear_ctx(r);
@@ -1140,6 +1234,9 @@ int tr_target_close(struct interp *I)
 	free(r->syscalls.v);
 	free(r->perf.v);
 	free(r->uprobes.v);
+	while (r->nframes)
+		frame_drop(r, r->nframes - 1);
+	free(r->frames);
 	while (r->nprocs)
 		free(r->procs[--r->nprocs].exe);
 	free(r->procs);
