@@ -116,6 +116,14 @@ int maptap_tvar_compile_cast(struct maptap_tvar_module *m, const char *type,
 int maptap_tvar_compile_cfa(struct maptap_tvar_module *m, uint64_t pc,
 			    struct maptap_tvar **out, char **err);
 
+/* Where an entry probe of the function at ENTRY (ELF addresses of M)
+ * best reads its parameters: BODY (past the prologue, where -O0 code
+ * has stored them) when each has a location there that needs no entry
+ * value, else ENTRY itself (optimised code, where they are still in
+ * their argument registers).  For .return probes' entry values. */
+uint64_t maptap_tvar_entry_pc(struct maptap_tvar_module *m, uint64_t entry,
+			      uint64_t body);
+
 /* True when V reads as a string. */
 bool maptap_tvar_is_string(const struct maptap_tvar *v);
 

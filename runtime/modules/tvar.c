@@ -844,7 +844,63 @@ static int locate(struct maptap_tvar_module *m, Dwarf_Die *scopes, int n,
 	}
 	find_cfa(m, pc, vl);
 	find_entry_regs(&a, vl);
+	if (vl->entry_reg && !vl->at_entry) {
+		vl->missing = true;
+		return fail(err, "not accessible at this address (pc: %#"
+			    PRIx64 ") [man error::dwarf]: only its value at "
+			    "the function's entry (DW_OP_entry_value) is "
+			    "described here", pc);
+	}
 	return 0;
+}
+
+/* Does VAR at PC need the registers of the function's entry? */
+static bool needs_entry(Dwarf_Die *var, uint64_t pc)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n, i;
+
+	if (dwarf_attr_integrate(var, DW_AT_const_value, &a))
+		return false;
+	if (!dwarf_attr_integrate(var, DW_AT_location, &a) ||
+	    dwarf_getlocation_addr(&a, pc, &ops, &n, 1) != 1 || !n)
+		return true;
+	for (i = 0; i < n; i++)
+		if (ops[i].atom == DW_OP_entry_value ||
+		    ops[i].atom == DW_OP_GNU_entry_value)
+			return true;
+	return false;
+}
+
+struct entry_check {
+	uint64_t pc;
+	bool bad;
+};
+
+static int check_parm(Dwarf_Die *var, void *arg)
+{
+	struct entry_check *c = arg;
+
+	c->bad |= needs_entry(var, c->pc);
+	return 0;
+}
+
+uint64_t maptap_tvar_entry_pc(struct maptap_tvar_module *m, uint64_t entry,
+			      uint64_t body)
+{
+	struct entry_check c = { body, false };
+	Dwarf_Die cu, *scopes = NULL;
+	int n;
+
+	if (body == entry)
+		return entry;
+	n = scopes_at(m, body, &cu, &scopes);
+	if (n <= 0)
+		return entry;
+	walk_vars(scopes, n, true, false, check_parm, &c);
+	free(scopes);
+	return c.bad ? entry : body;
 }
 
 /* ---- types and steps ---- */

@@ -166,6 +166,9 @@ int tr_dwvar_bind(struct tr_session *s, struct tr_dprobe *dp,
 
 		name = base_name(s, n->tok->text);
 		tm = module_of(s, dp->up_module);
+		if (entry && !dp->up_entry.n)	/* the first: where */
+			dp->up_body = maptap_tvar_entry_pc(tm->m, dp->up_vaddr,
+							   dp->up_body);
 		if (!strcmp(name, "$return") || !strcmp(name, "$$return")) {
 			if (!dp->is_return) {
 				*err = dup_msg("not accessible at this address "
@@ -215,6 +218,7 @@ static int cfa_slot(struct tr_session *s, struct tr_dprobe *dp,
 			       "information of the probed module");
 		return -1;
 	}
+	dp->up_body = maptap_tvar_entry_pc(tm->m, dp->up_vaddr, dp->up_body);
 	if (maptap_tvar_compile_cfa(tm->m, dp->up_body, &v, err))
 		return -1;
 	vec_push(&s->arena, &s->tvars, v);
