@@ -131,15 +131,27 @@ bool maptap_tvar_is_string(const struct maptap_tvar *v);
  * of a $$parms string with no location at the address prints as "?". */
 void maptap_tvar_free(struct maptap_tvar *v);
 
+/* A window of target memory kept for the reads of one stop: the
+ * variables of a frame sit side by side, so one process_vm_readv(2)
+ * serves most of them.  Zero LEN at each new stop (the memory may have
+ * changed since); owned by the caller. */
+#define MAPTAP_TVAR_CACHE_BYTES 512
+struct maptap_tvar_cache {
+	uint64_t addr;
+	size_t len;			/* 0: empty */
+	unsigned char buf[MAPTAP_TVAR_CACHE_BYTES];
+};
+
 /* What a read needs: the stopped thread's registers, its process, the
- * load bias of the module, and the values of the INDEX steps and the
- * @cast address. */
+ * load bias of the module, the values of the INDEX steps and the @cast
+ * address, and optionally a cache of the stop's memory. */
 struct maptap_tvar_frame {
 	pid_t pid;
 	const struct user_regs_struct *regs;
 	uint64_t bias;
 	const int64_t *index;		/* one per MAPTAP_TVAR_INDEX op */
 	uint64_t cast_addr;
+	struct maptap_tvar_cache *cache;	/* NULL: none */
 };
 
 /* Read the long V.  Returns 0 with *OUT, -EFAULT when target memory on

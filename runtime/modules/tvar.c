@@ -435,6 +435,32 @@ struct loc {
 	size_t nbytes;
 };
 
+/* LEN bytes of target memory at ADDR, through F's cache: a miss
+ * fills the window from ADDR on (a short read keeps what it got). */
+static int read_mem(const struct maptap_tvar_frame *f, uint64_t addr,
+		    void *dst, size_t len)
+{
+	struct maptap_tvar_cache *c = f->cache;
+	ssize_t got;
+
+	if (c && c->len && addr >= c->addr && len <= c->len &&
+	    addr - c->addr <= c->len - len) {
+		memcpy(dst, c->buf + (addr - c->addr), len);
+		return 0;
+	}
+	if (c && len <= sizeof(c->buf)) {
+		got = maptap_read_user(f->pid, addr, c->buf, sizeof(c->buf));
+		c->addr = addr;
+		c->len = got > 0 ? (size_t)got : 0;
+		if (c->len >= len) {
+			memcpy(dst, c->buf, len);
+			return 0;
+		}
+	}
+	return maptap_read_user(f->pid, addr, dst, len) == (ssize_t)len ?
+	       0 : -EFAULT;
+}
+
 static int read_bytes(const struct maptap_tvar_frame *f, const struct loc *l,
 		      uint64_t off, void *dst, size_t len)
 {
@@ -443,8 +469,7 @@ static int read_bytes(const struct maptap_tvar_frame *f, const struct loc *l,
 
 	switch (l->kind) {
 	case L_MEM:
-		return maptap_read_user(f->pid, l->v + off, dst, len) ==
-		       (ssize_t)len ? 0 : -EFAULT;
+		return read_mem(f, l->v + off, dst, len);
 	case L_REG:
 		if (!reg_value(f->regs, (unsigned)l->v, &v))
 			return -ENOENT;
@@ -578,8 +603,7 @@ static int eval_ops(const struct vloc *vl, const Dwarf_Op *ops, size_t n,
 
 			NEED(1);
 			a = 0;
-			if (len > 8 || maptap_read_user(f->pid, st[sp - 1], &a,
-							 len) != (ssize_t)len)
+			if (len > 8 || read_mem(f, st[sp - 1], &a, len))
 				return -EFAULT;
 			st[sp - 1] = a;
 			break;

@@ -257,9 +257,20 @@ static void frame_of(struct interp *I, struct node *n,
 		if (!is_cast(n))
 			tr_rt_ctx_error(I, n->tok);
 	} else {
+		struct tr_target *t = I->tgt;
+
 		f->pid = h->pid;
 		f->regs = h->regs;
 		f->bias = dp->up_abs ? 0 : h->addr - dp->up_vaddr;
+		if (!t->tvc)
+			t->tvc = calloc(1, sizeof(*t->tvc));
+		if (t->tvc && (t->tvc_ns != h->time_ns ||
+			       t->tvc_tid != h->tid)) {
+			t->tvc->len = 0;	/* a new stop */
+			t->tvc_ns = h->time_ns;
+			t->tvc_tid = h->tid;
+		}
+		f->cache = t->tvc;
 	}
 	if (!f->pid)
 		f->pid = I->tgt->pid;

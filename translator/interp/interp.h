@@ -51,6 +51,7 @@ struct maptap_module_event;
 struct maptap_syscall_stop;
 struct maptap_unwinder;
 struct tr_saved;
+struct maptap_tvar_cache;
 
 /* The traced processes as pass 5 sees them (-c / -x), and the context of
  * the probe handler that runs now.  Owned by the driver of the run
@@ -76,6 +77,11 @@ struct tr_target {
 	 * NULL when its entry was not seen */
 	const struct tr_saved *entry;
 	size_t nentry;
+	/* dwvars.c: target memory read at the current stop (its TVC_NS,
+	 * TVC_TID); made on the first read, freed with the target */
+	struct maptap_tvar_cache *tvc;
+	uint64_t tvc_ns;
+	pid_t tvc_tid;
 	/* execname() of a task that is gone (end, thread.end): the
 	 * process's name at its begin; NULL: read it from /proc. */
 	const char *comm;

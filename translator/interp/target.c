@@ -1226,6 +1226,7 @@ int tr_target_close(struct interp *I)
 	maptap_session_free(r->pub.sess);
 	maptap_unwinder_free(r->pub.unw);
 	tr_stack_cache_free(r->pub.stk);
+	free(r->pub.tvc);
 	maptap_modules_free(r->pub.mods);
 	for (i = 0; i < N_EVBITS; i++)
 		free(r->by_event[i].v);
