@@ -93,7 +93,8 @@ int main(int argc, char **argv)
 	s.text[0] = 0;
 	rc = maptap_tvar_list(self, body, true, add, &s);
 	tap_int_eq(rc, 7, "at a return: $return first");
-	tap_ok(!strncmp(s.text, "$return:long int $size:tvl_size_t", 34),
+	tap_ok(!strncmp(s.text, "$return:long int $size:tvl_size_t",
+			strlen("$return:long int $size:tvl_size_t")),
 	       "$return:long int (DWARF's name) leads: %s", s.text);
 	tap_int_eq(maptap_tvar_list(self, 0, false, add, &s), -ENODATA,
 		   "an address no compile unit covers: -ENODATA");
