@@ -822,6 +822,77 @@ static void find_entry_regs(Dwarf_Attribute *attr, struct vloc *vl)
 	}
 }
 
+static bool is_aggregate_tag(int tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_class_type;
+}
+
+/* The argument registers of the x86-64 SysV ABI (psABI 3.2.3), as
+ * DWARF locations: rdi, rsi, rdx, rcx, r8, r9. */
+static const Dwarf_Op abi_reg_ops[6] = {
+	{ .atom = DW_OP_reg5 }, { .atom = DW_OP_reg4 },
+	{ .atom = DW_OP_reg1 }, { .atom = DW_OP_reg2 },
+	{ .atom = DW_OP_reg8 }, { .atom = DW_OP_reg9 },
+};
+
+/* Is T passed in one general register (INTEGER class, <= 8 bytes)? */
+static bool int_class(Dwarf_Die *t)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word enc = 0, bs = 0;
+	Dwarf_Die p;
+	int tag;
+
+	if (!t || dwarf_peel_type(t, &p) != 0)
+		return false;
+	tag = dwarf_tag(&p);
+	if (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type)
+		return true;
+	if (tag == DW_TAG_enumeration_type)
+		return true;
+	if (tag != DW_TAG_base_type)
+		return false;
+	dwarf_formudata(dwarf_attr(&p, DW_AT_encoding, &a), &enc);
+	dwarf_formudata(dwarf_attr(&p, DW_AT_byte_size, &a), &bs);
+	return bs >= 1 && bs <= 8 && enc != DW_ATE_float &&
+	       enc != DW_ATE_complex_float;
+}
+
+/* A parameter VAR of FN read at FN's first instruction, where -O0 code
+ * has not yet stored it where DWARF says (its frame slot): the register
+ * the caller passed it in, when every parameter up to it is of INTEGER
+ * class (a struct returned in memory takes rdi first).  NULL: not so
+ * simple, keep DWARF's location. */
+static const Dwarf_Op *entry_arg_reg(Dwarf_Die *fn, Dwarf_Die *var)
+{
+	Dwarf_Die c, t, r;
+	int i = 0;
+
+	if (type_of(fn, &r) && dwarf_peel_type(&r, &r) == 0 &&
+	    is_aggregate_tag(dwarf_tag(&r))) {
+		Dwarf_Word sz;
+
+		if (dwarf_aggregate_size(&r, &sz) != 0 || sz > 16)
+			i = 1;
+		else
+			return NULL;	/* returned in registers: fine, but
+					 * keep to the plain case */
+	}
+	if (dwarf_child(fn, &c) != 0)
+		return NULL;
+	do {
+		if (dwarf_tag(&c) != DW_TAG_formal_parameter)
+			continue;
+		if (!type_of(&c, &t) || !int_class(&t) || i >= 6)
+			return NULL;
+		if (dwarf_dieoffset(&c) == dwarf_dieoffset(var))
+			return &abi_reg_ops[i];
+		i++;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return NULL;
+}
+
 /* Fill VL for VAR (declared in SCOPES[DECL..]) at PC.  Returns 0, or
  * -1 with *ERR. */
 static int locate(struct maptap_tvar_module *m, Dwarf_Die *scopes, int n,
@@ -865,6 +936,16 @@ static int locate(struct maptap_tvar_module *m, Dwarf_Die *scopes, int n,
 		}
 		vl->at_entry = dwarf_entrypc(&scopes[f], &lo) == 0 &&
 			       lo == pc;
+		if (vl->at_entry && f == decl && vl->n &&
+		    vl->ops[0].atom == DW_OP_fbreg &&
+		    dwarf_tag(var) == DW_TAG_formal_parameter) {
+			const Dwarf_Op *r = entry_arg_reg(&scopes[f], var);
+
+			if (r) {	/* before the prologue stored it */
+				vl->ops = r;
+				vl->n = 1;
+			}
+		}
 	}
 	find_cfa(m, pc, vl);
 	find_entry_regs(&a, vl);
@@ -1314,9 +1395,20 @@ int maptap_tvar_compile(struct maptap_tvar_module *m, uint64_t pc,
 
 			v->base = B_LIST;
 			v->out = O_STRING;
-			rc = r ? compile_return(r, scopes, n, NULL, 0, err) :
-			     fail(err, "out of memory");
-			if (!rc) {
+			int f = func_scope(scopes, n);
+			Dwarf_Die rt;
+
+			if (f >= 0 && !type_of(&scopes[f], &rt)) {
+				/* a void function: "" as stap's */
+				maptap_tvar_free(r);
+				r = NULL;
+				rc = 0;
+			} else {
+				rc = r ? compile_return(r, scopes, n, NULL, 0,
+							err) :
+				     fail(err, "out of memory");
+			}
+			if (!rc && r) {
 				r->out = O_STRING;
 				v->items = malloc(sizeof(*v->items));
 				v->names = malloc(sizeof(*v->names));

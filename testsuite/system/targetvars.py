@@ -22,7 +22,13 @@ from the target's own source:
      alternatives that exist; a missing member with its alternatives;
      writing a target variable refused;
   6. @cast(ADDR, "struct tv_outer")->m->in->len, with and without the
-     module argument.
+     module argument;
+  7. SystemTap's own examples, unchanged, from systemtap-doc's
+     /usr/share/systemtap/examples (SKIP without it):
+     general/para-callgraph.stp ($$parms at .call, where -O0 code has
+     not stored its parameters yet: read from the argument registers;
+     $$return, "" for a void function) with its trigger argument, and
+     general/para-callgraph-verbose.stp ($$parms$$) at -O2.
 """
 import os
 import re
@@ -58,7 +64,8 @@ def want_sum(n):
     s = 0
     for k in range(n):
         acc = ext(3 * k)
-        s += (10 * k + 42 + 1) + (k * k + 1) + (ext(acc ^ (100 + k)) + acc)
+        s += (10 * k + 42 + 1) + (k * k + 1) + \
+            (ext(acc ^ (100 + k)) + acc) + k
     return s
 
 
@@ -207,5 +214,68 @@ r, out = run('''probe %s.function("tv_walk") {
 	println(@cast($o, "struct nosuch")->x) }''' % P0, O0)
 t.ok(r.status != 0 and "type definition 'struct nosuch' not found"
      in r.stderr, "@cast of an unknown type: stap's message")
+
+# 7. SystemTap's examples, unchanged
+EX = "/usr/share/systemtap/examples/general"
+LINE = re.compile(r"^ *\d+ (\S+)\((\d+)\):( *)(->|<-)(\S+) (.*)$")
+
+
+def callgraph(text):
+    """para-callgraph lines as (indent, arrow, function, extra)."""
+    got = []
+    for l in text.splitlines():
+        m = LINE.match(l)
+        if m:
+            got.append((len(m.group(3)), m.group(4), m.group(5),
+                        m.group(6)))
+    return got
+
+
+def example_run(name, args, prog, n):
+    out = os.path.join(t.tmpdir(), "ex-%s" % name)
+    r = t.maptap(["-o", out, os.path.join(EX, name)] + args +
+                 ["-c", "%s %d" % (prog, n)], json_out=False, verify=False)
+    return r, open(out).read() if os.path.exists(out) else ""
+
+
+if not os.path.exists(os.path.join(EX, "para-callgraph.stp")):
+    t.skip("SystemTap's examples are not installed (Debian package "
+           "systemtap-doc): para-callgraph.stp not run")
+else:
+    r, out = example_run("para-callgraph.stp",
+                         ['process("%s").function("tv_*")' % O0,
+                          'process("%s").function("main")' % O0], O0, 1)
+    P = r"0x[0-9a-f]+"
+    want = [(0, "->", "tv_ext", "v=" + P),  # tv_ext((long)&o)
+            (0, "<-", "tv_ext", "return=" + P),
+            (0, "->", "tv_void", r"out=%s v=0x0" % P),
+            (0, "<-", "tv_void", r""),
+            (0, "->", "tv_walk", r"o=%s k=0x0 label=%s" % (P, P)),
+            (0, "<-", "tv_walk", r"return=0x2b"),
+            (0, "->", "tv_square", r"x=0x0"),
+            (0, "<-", "tv_square", r"return=0x1"),
+            (0, "->", "tv_crunch", r"a=0x0 b=0x64"),
+            (1, "->", "tv_ext", r"v=0x0"),
+            (1, "<-", "tv_ext", r"return=0x1"),
+            (1, "->", "tv_ext", r"v=0x65"),
+            (1, "<-", "tv_ext", r"return=0x66"),
+            (0, "<-", "tv_crunch", r"return=0x67")]
+    got = callgraph(out)
+    t.ok(r.status == 0 and len(got) == len(want) and
+         all(g[:3] == w[:3] and re.fullmatch(w[3], g[3])
+             for g, w in zip(got, want)),
+         "para-callgraph.stp (-O0, .call before the prologue): %r" % got)
+    r, out = example_run("para-callgraph-verbose.stp",
+                         ['process("%s").function("tv_[swc]*")' % O2], O2,
+                         1)
+    got = dict((g[2], g[3]) for g in callgraph(out) if g[1] == "->")
+    t.eq((got.get("tv_square"), got.get("tv_crunch")), ("x=0", "a=0 b=100"),
+         "para-callgraph-verbose.stp (-O2): $$parms$$ in decimal")
+    t.ok(re.fullmatch(r'o=\{\.m=%s, \.arr=\[1, 2, 3, 4\], \.tag="tagv", '
+                      r'\.c=6, \.un=\{\.i=16909060, '
+                      r'\.b="\\004\\003\\002\\001"\}\} k=0 '
+                      r'label="xlabel"' % P, got.get("tv_walk", ""))
+         is not None, "para-callgraph-verbose.stp: a struct through its "
+         "pointer, every level: %r" % got.get("tv_walk"))
 
 t.done()

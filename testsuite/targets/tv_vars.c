@@ -2,7 +2,8 @@
 /* tv_vars.c -- target of targetvars.py: functions whose parameters and
  * locals the test reads as target variables, built at -O0 and -O2.
  *
- *   tv_vars N   N rounds of: tv_walk(&outer, i, "xlabel") (a struct
+ *   tv_vars N   N rounds of: tv_void(&w, i), tv_walk(&outer, i,
+ *               "xlabel") (a struct
  *               reached through two pointers, an int array, a char
  *               array, an enum, a union), tv_square(i) and
  *               tv_crunch(i, 100 + i) (whose locals move between
@@ -66,6 +67,12 @@ __attribute__((noinline)) int tv_square(int x)
 	return y + 1;
 }
 
+/* A function returning nothing: its $$return is "". */
+__attribute__((noinline)) void tv_void(int *out, int v)
+{
+	*out = v;
+}
+
 __attribute__((noinline)) long tv_crunch(long a, long b)
 {
 	long acc = tv_ext(a * 3);
@@ -85,9 +92,13 @@ int main(int argc, char **argv)
 	int j;
 
 	tv_ext((long)&o);	/* o escapes: -O2 stores every field */
-	for (j = 0; j < n; j++)
+	for (j = 0; j < n; j++) {
+		int w;
+
+		tv_void(&w, j);
 		s += tv_walk(&o, j, "xlabel") + tv_square(j) +
-		     tv_crunch(j, 100 + j);
+		     tv_crunch(j, 100 + j) + w;
+	}
 	printf("sum %ld\n", s);
 	return 0;
 }
