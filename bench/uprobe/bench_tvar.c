@@ -137,6 +137,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	f.pid = pid;
+	f.read = maptap_read_user;
 	f.regs = &regs;
 	f.bias = bias;
 	for (k = 0; k < 3; k++) {

@@ -124,6 +124,11 @@ int maptap_tvar_compile_cfa(struct maptap_tvar_module *m, uint64_t pc,
 uint64_t maptap_tvar_entry_pc(struct maptap_tvar_module *m, uint64_t entry,
 			      uint64_t body);
 
+/* True when M's DWARF describes a function at the ELF address PC (a
+ * compile unit and a subprogram cover it): false for code DWARF leaves
+ * out (assembly), whose probes have only registers. */
+bool maptap_tvar_covers(struct maptap_tvar_module *m, uint64_t pc);
+
 /* True when V reads as a string. */
 bool maptap_tvar_is_string(const struct maptap_tvar *v);
 
@@ -144,7 +149,10 @@ struct maptap_tvar_cache {
 
 /* What a read needs: the stopped thread's registers, its process, the
  * load bias of the module, the values of the INDEX steps and the @cast
- * address, and optionally a cache of the stop's memory. */
+ * address, optionally a cache of the stop's memory, and the reader of
+ * target memory: READ(PID, ADDR, BUF, LEN) returns the bytes read
+ * (short at an unmapped page) or -errno, as maptap_read_user() of
+ * maptap/session.h does (pass it); NULL: process_vm_readv(2) alone. */
 struct maptap_tvar_frame {
 	pid_t pid;
 	const struct user_regs_struct *regs;
@@ -152,6 +160,7 @@ struct maptap_tvar_frame {
 	const int64_t *index;		/* one per MAPTAP_TVAR_INDEX op */
 	uint64_t cast_addr;
 	struct maptap_tvar_cache *cache;	/* NULL: none */
+	ssize_t (*read)(pid_t pid, uint64_t addr, void *buf, size_t len);
 };
 
 /* Read the long V.  Returns 0 with *OUT, -EFAULT when target memory on

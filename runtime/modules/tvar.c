@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* tvar.c -- target variables from DWARF (maptap/tvar.h): finding a
  * variable at a probe address and compiling its access (pass 2), and
- * reading it at a hit (a DWARF expression evaluator over the stopped
- * thread's registers and memory).
+ * the -L list of a probe point's variables.  Reading them at a hit is
+ * tvar_eval.c's.
  *
  * Rules: DWARF 5 section 2.5 (expressions), 2.6 (locations, location
  * lists, pieces), 2.5.1.7 (entry values); x86-64 psABI 3.6.2 for the
@@ -27,60 +27,7 @@
 #include <maptap/tvar.h>
 
 #include "dwarf_priv.h"
-
-struct maptap_tvar_module {
-	Dwarf *dw;
-	int fd, dfd, efd;
-	Elf *elf;			/* the file itself, for .eh_frame */
-	Dwarf_CFI *cfi_dw, *cfi_elf;
-	char *path;
-	int refs;
-};
-
-/* The location of one variable at one address. */
-struct vloc {
-	const Dwarf_Op *ops;		/* NULL: DW_AT_const_value */
-	size_t n;
-	int64_t cval;
-	const Dwarf_Op *fb;		/* frame base, or NULL */
-	size_t nfb;
-	const Dwarf_Op *cfa;		/* CFA rule at the address, or NULL */
-	size_t ncfa;
-	Dwarf_Frame *frame;		/* owns CFA */
-	int *entry_reg;			/* per op: DW_OP_entry_value(regN) */
-	bool at_entry;			/* the address is the function's entry */
-	bool missing;			/* no location here ($$parms: "?") */
-};
-
-enum step_kind { ST_ADD, ST_DEREF, ST_INDEX };
-
-struct step {
-	enum step_kind kind;
-	int64_t k;			/* ADD: offset; INDEX: stride */
-};
-
-enum base_kind { B_VAR, B_CAST, B_LIST };
-
-enum out_kind { O_LONG, O_ADDR, O_STRING };
-
-struct maptap_tvar {
-	struct maptap_tvar_module *m;
-	enum base_kind base;
-	struct vloc loc;
-	struct step *steps;
-	size_t nsteps;
-	Dwarf_Die type;			/* of the result (unpeeled) */
-	bool has_type;
-	int size;			/* O_LONG: bytes to read */
-	bool is_signed;
-	int bit_size, bit_off;		/* a bit-field (bit_off from bit 0) */
-	enum out_kind out;
-	unsigned flags;
-	/* B_LIST: $$parms and friends */
-	struct maptap_tvar **items;
-	const char **names;
-	size_t nitems;
-};
+#include "tvar_priv.h"
 
 /* ---- module ---- */
 
@@ -129,13 +76,8 @@ void maptap_tvar_module_put(struct maptap_tvar_module *m)
 
 /* ---- messages and names ---- */
 
-struct sbuf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
 
-static void sb_vadd(struct sbuf *b, const char *fmt, va_list ap)
+void mt_sb_vadd(struct sbuf *b, const char *fmt, va_list ap)
 {
 	va_list aq;
 	int n;
@@ -161,17 +103,16 @@ static void sb_vadd(struct sbuf *b, const char *fmt, va_list ap)
 	b->len += (size_t)n;
 }
 
-static void __attribute__((format(printf, 2, 3)))
-sb_add(struct sbuf *b, const char *fmt, ...)
+void mt_sb_add(struct sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	sb_vadd(b, fmt, ap);
+	mt_sb_vadd(b, fmt, ap);
 	va_end(ap);
 }
 
-static const char *sb_str(struct sbuf *b)
+const char *mt_sb_str(struct sbuf *b)
 {
 	return b->p ? b->p : "";
 }
@@ -185,13 +126,13 @@ static int fail(char **err, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	sb_vadd(&b, fmt, ap);
+	mt_sb_vadd(&b, fmt, ap);
 	va_end(ap);
 	*err = b.p ? b.p : strdup("out of memory");
 	return -1;
 }
 
-static bool type_of(Dwarf_Die *die, Dwarf_Die *type)
+bool mt_tvar_type_of(Dwarf_Die *die, Dwarf_Die *type)
 {
 	Dwarf_Attribute a;
 
@@ -204,37 +145,37 @@ static void type_name(struct sbuf *b, Dwarf_Die *t, int depth)
 {
 	Dwarf_Die sub;
 	const char *n = dwarf_diename(t);
-	bool has = type_of(t, &sub);
+	bool has = mt_tvar_type_of(t, &sub);
 
 	if (depth > 16) {
-		sb_add(b, "...");
+		mt_sb_add(b, "...");
 		return;
 	}
 	switch (dwarf_tag(t)) {
 	case DW_TAG_structure_type:
 	case DW_TAG_class_type:
-		sb_add(b, "struct %s", n ? n : "{...}");
+		mt_sb_add(b, "struct %s", n ? n : "{...}");
 		return;
 	case DW_TAG_union_type:
-		sb_add(b, "union %s", n ? n : "{...}");
+		mt_sb_add(b, "union %s", n ? n : "{...}");
 		return;
 	case DW_TAG_enumeration_type:
-		sb_add(b, "enum %s", n ? n : "{...}");
+		mt_sb_add(b, "enum %s", n ? n : "{...}");
 		return;
 	case DW_TAG_pointer_type:
 		if (has)
 			type_name(b, &sub, depth + 1);
 		else
-			sb_add(b, "void");
-		sb_add(b, "*");
+			mt_sb_add(b, "void");
+		mt_sb_add(b, "*");
 		return;
 	case DW_TAG_const_type:
 	case DW_TAG_volatile_type:
 		if (has)
 			type_name(b, &sub, depth + 1);
 		else
-			sb_add(b, "void");
-		sb_add(b, dwarf_tag(t) == DW_TAG_const_type ? " const" :
+			mt_sb_add(b, "void");
+		mt_sb_add(b, dwarf_tag(t) == DW_TAG_const_type ? " const" :
 		       " volatile");
 		return;
 	case DW_TAG_restrict_type:
@@ -255,22 +196,22 @@ static void type_name(struct sbuf *b, Dwarf_Die *t, int depth)
 					continue;
 				if (dwarf_formudata(dwarf_attr(&r, DW_AT_count,
 							       &a), &w) == 0)
-					sb_add(b, "[%" PRIu64 "]", (uint64_t)w);
+					mt_sb_add(b, "[%" PRIu64 "]", (uint64_t)w);
 				else if (dwarf_formudata(dwarf_attr(&r,
 						DW_AT_upper_bound, &a), &w) == 0)
-					sb_add(b, "[%" PRIu64 "]",
+					mt_sb_add(b, "[%" PRIu64 "]",
 					       (uint64_t)w + 1);
 				else
-					sb_add(b, "[]");
+					mt_sb_add(b, "[]");
 			} while (dwarf_siblingof(&r, &r) == 0);
 		}
 		return;
 	}
 	case DW_TAG_subroutine_type:
-		sb_add(b, "void(...)");	/* stap: a function's type */
+		mt_sb_add(b, "void(...)");	/* stap: a function's type */
 		return;
 	default:
-		sb_add(b, "%s", n ? n : "void");
+		mt_sb_add(b, "%s", n ? n : "void");
 	}
 }
 
@@ -281,7 +222,7 @@ static char *type_str(Dwarf_Die *t)
 	if (t)
 		type_name(&b, t, 0);
 	else
-		sb_add(&b, "void");
+		mt_sb_add(&b, "void");
 	return b.p;
 }
 
@@ -389,379 +330,8 @@ static int add_alt(Dwarf_Die *var, void *arg)
 {
 	struct sbuf *b = arg;
 
-	sb_add(b, "%s%s", b->len ? " " : "", dwarf_diename(var));
+	mt_sb_add(b, "%s%s", b->len ? " " : "", dwarf_diename(var));
 	return 0;
-}
-
-/* ---- locations ---- */
-
-/* DWARF register N's value (x86-64 psABI numbering), false for the ones
- * not in user_regs_struct. */
-static bool reg_value(const struct user_regs_struct *r, unsigned n,
-		      uint64_t *v)
-{
-	switch (n) {
-	case 0: *v = r->rax; return true;
-	case 1: *v = r->rdx; return true;
-	case 2: *v = r->rcx; return true;
-	case 3: *v = r->rbx; return true;
-	case 4: *v = r->rsi; return true;
-	case 5: *v = r->rdi; return true;
-	case 6: *v = r->rbp; return true;
-	case 7: *v = r->rsp; return true;
-	case 8: *v = r->r8; return true;
-	case 9: *v = r->r9; return true;
-	case 10: *v = r->r10; return true;
-	case 11: *v = r->r11; return true;
-	case 12: *v = r->r12; return true;
-	case 13: *v = r->r13; return true;
-	case 14: *v = r->r14; return true;
-	case 15: *v = r->r15; return true;
-	case 16: *v = r->rip; return true;
-	}
-	return false;
-}
-
-/* Where an object is: in memory, a register, a computed value, or bytes
- * put together from pieces. */
-enum loc_kind { L_MEM, L_REG, L_VAL, L_BYTES };
-
-#define LOC_BYTES 64
-
-struct loc {
-	enum loc_kind kind;
-	uint64_t v;			/* MEM: address; REG: number; VAL */
-	unsigned char bytes[LOC_BYTES];
-	size_t nbytes;
-};
-
-/* LEN bytes of target memory at ADDR, through F's cache: a miss
- * fills the window from ADDR on (a short read keeps what it got). */
-static int read_mem(const struct maptap_tvar_frame *f, uint64_t addr,
-		    void *dst, size_t len)
-{
-	struct maptap_tvar_cache *c = f->cache;
-	ssize_t got;
-
-	if (c && c->len && addr >= c->addr && len <= c->len &&
-	    addr - c->addr <= c->len - len) {
-		memcpy(dst, c->buf + (addr - c->addr), len);
-		return 0;
-	}
-	if (c && len <= sizeof(c->buf)) {
-		got = maptap_read_user(f->pid, addr, c->buf, sizeof(c->buf));
-		c->addr = addr;
-		c->len = got > 0 ? (size_t)got : 0;
-		if (c->len >= len) {
-			memcpy(dst, c->buf, len);
-			return 0;
-		}
-	}
-	return maptap_read_user(f->pid, addr, dst, len) == (ssize_t)len ?
-	       0 : -EFAULT;
-}
-
-static int read_bytes(const struct maptap_tvar_frame *f, const struct loc *l,
-		      uint64_t off, void *dst, size_t len)
-{
-	unsigned char tmp[8];
-	uint64_t v;
-
-	switch (l->kind) {
-	case L_MEM:
-		return read_mem(f, l->v + off, dst, len);
-	case L_REG:
-		if (!reg_value(f->regs, (unsigned)l->v, &v))
-			return -ENOENT;
-		/* fall through */
-	case L_VAL:
-		if (l->kind == L_VAL)
-			v = l->v;
-		if (off + len > 8)
-			return -ENOENT;
-		memcpy(tmp, &v, 8);
-		memcpy(dst, tmp + off, len);
-		return 0;
-	case L_BYTES:
-		if (off + len > l->nbytes)
-			return -ENOENT;
-		memcpy(dst, l->bytes + off, len);
-		return 0;
-	}
-	return -ENOENT;
-}
-
-#define STACK 64
-
-static int eval_ops(const struct vloc *vl, const Dwarf_Op *ops, size_t n,
-		    const struct maptap_tvar_frame *f, int depth,
-		    struct loc *out);
-
-/* The value of an expression used as a value (frame base, CFA). */
-static int eval_value(const struct vloc *vl, const Dwarf_Op *ops, size_t n,
-		      const struct maptap_tvar_frame *f, int depth,
-		      uint64_t *v)
-{
-	struct loc l;
-	int rc;
-
-	if (depth > 4)
-		return -ENOENT;
-	rc = eval_ops(vl, ops, n, f, depth + 1, &l);
-	if (rc)
-		return rc;
-	if (l.kind == L_REG)
-		return reg_value(f->regs, (unsigned)l.v, v) ? 0 : -ENOENT;
-	if (l.kind == L_BYTES)
-		return -ENOENT;
-	*v = l.v;
-	return 0;
-}
-
-/* Add N bytes of L at the end of OUT's pieces (a piece with no location:
- * zeros, an optimised-out part). */
-static int add_piece(const struct maptap_tvar_frame *f, struct loc *out,
-		     const struct loc *l, bool empty, uint64_t n)
-{
-	if (out->nbytes + n > LOC_BYTES)
-		return -ENOENT;
-	if (empty)
-		memset(out->bytes + out->nbytes, 0, n);
-	else if (read_bytes(f, l, 0, out->bytes + out->nbytes, n))
-		return -EFAULT;
-	out->nbytes += n;
-	return 0;
-}
-
-static int eval_ops(const struct vloc *vl, const Dwarf_Op *ops, size_t n,
-		    const struct maptap_tvar_frame *f, int depth,
-		    struct loc *out)
-{
-	uint64_t st[STACK], a, b;
-	int sp = 0;
-	size_t i;
-	struct loc pieces = { .kind = L_BYTES };
-	struct loc cur;
-	bool have = false, is_loc = false, have_pieces = false;
-	int rc;
-
-#define PUSH(x) do { uint64_t x_ = (x); if (sp >= STACK) return -ENOENT; \
-	st[sp++] = x_; } while (0)
-#define NEED(k) do { if (sp < (k)) return -ENOENT; } while (0)
-
-	memset(&cur, 0, sizeof(cur));
-	for (i = 0; i < n; i++) {
-		const Dwarf_Op *op = &ops[i];
-		uint8_t at = op->atom;
-
-		if (at >= DW_OP_lit0 && at <= DW_OP_lit31) {
-			PUSH(at - DW_OP_lit0);
-			continue;
-		}
-		if (at >= DW_OP_reg0 && at <= DW_OP_reg31) {
-			cur.kind = L_REG;
-			cur.v = at - DW_OP_reg0;
-			have = is_loc = true;
-			continue;
-		}
-		if (at >= DW_OP_breg0 && at <= DW_OP_breg31) {
-			if (!reg_value(f->regs, at - DW_OP_breg0, &a))
-				return -ENOENT;
-			PUSH(a + (uint64_t)(int64_t)op->number);
-			continue;
-		}
-		switch (at) {
-		case DW_OP_addr:
-			PUSH(op->number + f->bias);
-			break;
-		case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u:
-		case DW_OP_const8u: case DW_OP_constu:
-		case DW_OP_const1s: case DW_OP_const2s: case DW_OP_const4s:
-		case DW_OP_const8s: case DW_OP_consts:
-			PUSH(op->number);
-			break;
-		case DW_OP_dup: NEED(1); PUSH(st[sp - 1]); break;
-		case DW_OP_drop: NEED(1); sp--; break;
-		case DW_OP_over: NEED(2); PUSH(st[sp - 2]); break;
-		case DW_OP_pick:
-			if (op->number >= (uint64_t)sp)
-				return -ENOENT;
-			PUSH(st[sp - 1 - (int)op->number]);
-			break;
-		case DW_OP_swap:
-			NEED(2);
-			a = st[sp - 1]; st[sp - 1] = st[sp - 2]; st[sp - 2] = a;
-			break;
-		case DW_OP_rot:
-			NEED(3);
-			a = st[sp - 1]; st[sp - 1] = st[sp - 2];
-			st[sp - 2] = st[sp - 3]; st[sp - 3] = a;
-			break;
-		case DW_OP_deref:
-		case DW_OP_deref_size: {
-			size_t len = at == DW_OP_deref ? 8 : op->number;
-
-			NEED(1);
-			a = 0;
-			if (len > 8 || read_mem(f, st[sp - 1], &a, len))
-				return -EFAULT;
-			st[sp - 1] = a;
-			break;
-		}
-		case DW_OP_plus_uconst: NEED(1); st[sp - 1] += op->number;
-			break;
-		case DW_OP_neg: NEED(1); st[sp - 1] = -st[sp - 1]; break;
-		case DW_OP_not: NEED(1); st[sp - 1] = ~st[sp - 1]; break;
-		case DW_OP_abs:
-			NEED(1);
-			if ((int64_t)st[sp - 1] < 0)
-				st[sp - 1] = -st[sp - 1];
-			break;
-		case DW_OP_plus: case DW_OP_minus: case DW_OP_mul:
-		case DW_OP_and: case DW_OP_or: case DW_OP_xor:
-		case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
-		case DW_OP_div: case DW_OP_mod:
-		case DW_OP_eq: case DW_OP_ne: case DW_OP_lt: case DW_OP_gt:
-		case DW_OP_le: case DW_OP_ge:
-			NEED(2);
-			b = st[--sp];
-			a = st[sp - 1];
-			switch (at) {
-			case DW_OP_plus: a += b; break;
-			case DW_OP_minus: a -= b; break;
-			case DW_OP_mul: a *= b; break;
-			case DW_OP_and: a &= b; break;
-			case DW_OP_or: a |= b; break;
-			case DW_OP_xor: a ^= b; break;
-			case DW_OP_shl: a = b < 64 ? a << b : 0; break;
-			case DW_OP_shr: a = b < 64 ? a >> b : 0; break;
-			case DW_OP_shra:
-				a = (uint64_t)((int64_t)a >> (b < 63 ? b : 63));
-				break;
-			case DW_OP_div:
-				if (!b)
-					return -ENOENT;
-				a = (uint64_t)((int64_t)a / (int64_t)b);
-				break;
-			case DW_OP_mod:
-				if (!b)
-					return -ENOENT;
-				a %= b;
-				break;
-			case DW_OP_eq: a = a == b; break;
-			case DW_OP_ne: a = a != b; break;
-			case DW_OP_lt: a = (int64_t)a < (int64_t)b; break;
-			case DW_OP_gt: a = (int64_t)a > (int64_t)b; break;
-			case DW_OP_le: a = (int64_t)a <= (int64_t)b; break;
-			case DW_OP_ge: a = (int64_t)a >= (int64_t)b; break;
-			}
-			st[sp - 1] = a;
-			break;
-		case DW_OP_regx:
-			cur.kind = L_REG;
-			cur.v = op->number;
-			have = is_loc = true;
-			break;
-		case DW_OP_bregx:
-			if (!reg_value(f->regs, (unsigned)op->number, &a))
-				return -ENOENT;
-			PUSH(a + op->number2);
-			break;
-		case DW_OP_fbreg:
-			if (!vl->fb)
-				return -ENOENT;
-			rc = eval_value(vl, vl->fb, vl->nfb, f, depth, &a);
-			if (rc)
-				return rc;
-			PUSH(a + (uint64_t)(int64_t)op->number);
-			break;
-		case DW_OP_call_frame_cfa:
-			if (!vl->cfa)
-				return -ENOENT;
-			rc = eval_value(vl, vl->cfa, vl->ncfa, f, depth, &a);
-			if (rc)
-				return rc;
-			PUSH(a);
-			break;
-		case DW_OP_stack_value:
-			NEED(1);
-			cur.kind = L_VAL;
-			cur.v = st[sp - 1];
-			have = is_loc = true;
-			break;
-		case DW_OP_implicit_value:
-			if (op->number > LOC_BYTES)
-				return -ENOENT;
-			cur.kind = L_BYTES;
-			cur.nbytes = op->number;
-			memcpy(cur.bytes, (const void *)(uintptr_t)op->number2,
-			       op->number);
-			have = is_loc = true;
-			break;
-		case DW_OP_entry_value:
-		case DW_OP_GNU_entry_value: {
-			int r = vl->entry_reg && ops == vl->ops ?
-				vl->entry_reg[i] : -1;
-
-			if (r < 0 || !vl->at_entry ||
-			    !reg_value(f->regs, (unsigned)r, &a))
-				return -ENOENT;
-			PUSH(a);
-			break;
-		}
-		case DW_OP_piece:
-			if (!have && sp > 0) {
-				cur.kind = L_MEM;
-				cur.v = st[sp - 1];
-				have = true;
-			}
-			rc = add_piece(f, &pieces, &cur, !have, op->number);
-			if (rc)
-				return rc;
-			have = is_loc = false;
-			have_pieces = true;
-			sp = 0;
-			break;
-		case DW_OP_nop:
-			break;
-		default:
-			return -ENOENT;	/* not evaluated by maptap */
-		}
-	}
-#undef PUSH
-#undef NEED
-	if (have_pieces) {
-		*out = pieces;
-		return 0;
-	}
-	if (is_loc) {
-		*out = cur;
-		return 0;
-	}
-	if (!sp)
-		return -ENOENT;
-	out->kind = L_MEM;
-	out->v = st[sp - 1];
-	return 0;
-}
-
-static int var_loc(const struct vloc *vl, const struct maptap_tvar_frame *f,
-		   struct loc *out)
-{
-	if (vl->missing)
-		return -ENOENT;
-	if (!vl->ops) {
-		out->kind = L_VAL;
-		out->v = (uint64_t)vl->cval;
-		return 0;
-	}
-	return eval_ops(vl, vl->ops, vl->n, f, 0, out);
-}
-
-static void vloc_fini(struct vloc *vl)
-{
-	free(vl->frame);
-	free(vl->entry_reg);
 }
 
 /* The CFA rule at PC, from .debug_frame or .eh_frame. */
@@ -822,12 +392,6 @@ static void find_entry_regs(Dwarf_Attribute *attr, struct vloc *vl)
 	}
 }
 
-static bool is_aggregate_tag(int tag)
-{
-	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
-	       tag == DW_TAG_class_type;
-}
-
 /* The argument registers of the x86-64 SysV ABI (psABI 3.2.3), as
  * DWARF locations: rdi, rsi, rdx, rcx, r8, r9. */
 static const Dwarf_Op abi_reg_ops[6] = {
@@ -869,8 +433,8 @@ static const Dwarf_Op *entry_arg_reg(Dwarf_Die *fn, Dwarf_Die *var)
 	Dwarf_Die c, t, r;
 	int i = 0;
 
-	if (type_of(fn, &r) && dwarf_peel_type(&r, &r) == 0 &&
-	    is_aggregate_tag(dwarf_tag(&r))) {
+	if (mt_tvar_type_of(fn, &r) && dwarf_peel_type(&r, &r) == 0 &&
+	    mt_tvar_is_aggregate(dwarf_tag(&r))) {
 		Dwarf_Word sz;
 
 		if (dwarf_aggregate_size(&r, &sz) != 0 || sz > 16)
@@ -884,7 +448,7 @@ static const Dwarf_Op *entry_arg_reg(Dwarf_Die *fn, Dwarf_Die *var)
 	do {
 		if (dwarf_tag(&c) != DW_TAG_formal_parameter)
 			continue;
-		if (!type_of(&c, &t) || !int_class(&t) || i >= 6)
+		if (!mt_tvar_type_of(&c, &t) || !int_class(&t) || i >= 6)
 			return NULL;
 		if (dwarf_dieoffset(&c) == dwarf_dieoffset(var))
 			return &abi_reg_ops[i];
@@ -1027,12 +591,12 @@ static int push_step(struct maptap_tvar *v, enum step_kind k, int64_t off)
 	return 0;
 }
 
-static bool peel(Dwarf_Die *t, Dwarf_Die *out)
+bool mt_tvar_peel(Dwarf_Die *t, Dwarf_Die *out)
 {
 	return dwarf_peel_type(t, out) == 0;
 }
 
-static bool is_aggregate(int tag)
+bool mt_tvar_is_aggregate(int tag)
 {
 	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
 	       tag == DW_TAG_class_type;
@@ -1062,8 +626,8 @@ static bool find_member(Dwarf_Die *s, const char *name, Dwarf_Die *out,
 			*off = (int64_t)w;
 			return true;
 		}
-		if (!n && type_of(&c, &t) && peel(&t, &t) &&
-		    is_aggregate(dwarf_tag(&t)) &&
+		if (!n && mt_tvar_type_of(&c, &t) && mt_tvar_peel(&t, &t) &&
+		    mt_tvar_is_aggregate(dwarf_tag(&t)) &&
 		    find_member(&t, name, out, off, depth + 1)) {
 			*off += (int64_t)w;
 			return true;
@@ -1084,13 +648,13 @@ static void member_names(struct sbuf *b, Dwarf_Die *s, int depth)
 		if (dwarf_tag(&c) != DW_TAG_member)
 			continue;
 		if (n)
-			sb_add(b, "%s%s", b->len ? " " : "", n);
-		else if (type_of(&c, &t) && peel(&t, &t))
+			mt_sb_add(b, "%s%s", b->len ? " " : "", n);
+		else if (mt_tvar_type_of(&c, &t) && mt_tvar_peel(&t, &t))
 			member_names(b, &t, depth + 1);
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
-static int64_t type_size(Dwarf_Die *t)
+int64_t mt_tvar_type_size(Dwarf_Die *t)
 {
 	Dwarf_Word w;
 
@@ -1110,12 +674,12 @@ static int walk_ops(struct maptap_tvar *v, Dwarf_Die *t,
 		char *tn;
 		int tag;
 
-		if (!peel(t, &p))
+		if (!mt_tvar_peel(t, &p))
 			return fail(err, "'%s' has no type", what);
 		tag = dwarf_tag(&p);
 		if (ops[i].kind == MAPTAP_TVAR_MEMBER) {
 			if (tag == DW_TAG_pointer_type) {
-				if (!type_of(&p, &p) || !peel(&p, &p))
+				if (!mt_tvar_type_of(&p, &p) || !mt_tvar_peel(&p, &p))
 					return fail(err, "unable to find member"
 						    " '%s' of a void pointer",
 						    ops[i].member);
@@ -1123,7 +687,7 @@ static int walk_ops(struct maptap_tvar *v, Dwarf_Die *t,
 				if (push_step(v, ST_DEREF, 0))
 					return fail(err, "out of memory");
 			}
-			if (!is_aggregate(tag)) {
+			if (!mt_tvar_is_aggregate(tag)) {
 				tn = type_str(&p);
 				fail(err, "type %s isn't a struct/class/union",
 				     tn ? tn : "?");
@@ -1137,14 +701,14 @@ static int walk_ops(struct maptap_tvar *v, Dwarf_Die *t,
 				member_names(&alt, &p, 0);
 				fail(err, "unable to find member '%s' for %s "
 				     "(alternatives: %s)", ops[i].member,
-				     tn ? tn : "?", sb_str(&alt));
+				     tn ? tn : "?", mt_sb_str(&alt));
 				free(alt.p);
 				free(tn);
 				return -1;
 			}
 			if (push_step(v, ST_ADD, off))
 				return fail(err, "out of memory");
-			if (!type_of(&mem, t))
+			if (!mt_tvar_type_of(&mem, t))
 				return fail(err, "member '%s' has no type",
 					    ops[i].member);
 			if (i + 1 == nops) {
@@ -1167,10 +731,10 @@ static int walk_ops(struct maptap_tvar *v, Dwarf_Die *t,
 		}
 		/* [i] */
 		if (tag == DW_TAG_array_type) {
-			if (!type_of(&p, t))
+			if (!mt_tvar_type_of(&p, t))
 				return fail(err, "array without element type");
 		} else if (tag == DW_TAG_pointer_type) {
-			if (!type_of(&p, t))
+			if (!mt_tvar_type_of(&p, t))
 				return fail(err, "cannot index a void pointer");
 			if (push_step(v, ST_DEREF, 0))
 				return fail(err, "out of memory");
@@ -1181,7 +745,7 @@ static int walk_ops(struct maptap_tvar *v, Dwarf_Die *t,
 			free(tn);
 			return -1;
 		}
-		sz = type_size(t);
+		sz = mt_tvar_type_size(t);
 		if (sz <= 0)
 			return fail(err, "element of unknown size in '%s'",
 				    what);
@@ -1210,10 +774,10 @@ static int finish(struct maptap_tvar *v, Dwarf_Die *t, const char *what,
 		v->out = O_ADDR;
 		return 0;
 	}
-	if (!peel(t, &p))
+	if (!mt_tvar_peel(t, &p))
 		return fail(err, "'%s' has type void", what);
 	tag = dwarf_tag(&p);
-	if (is_aggregate(tag))
+	if (mt_tvar_is_aggregate(tag))
 		return fail(err, "struct/union '%s' is being accessed "
 			    "instead of a member", what);
 	if (tag == DW_TAG_array_type) {
@@ -1228,7 +792,7 @@ static int finish(struct maptap_tvar *v, Dwarf_Die *t, const char *what,
 	if (tag == DW_TAG_enumeration_type) {
 		Dwarf_Die u;
 
-		if (type_of(&p, &u) && peel(&u, &u))
+		if (mt_tvar_type_of(&p, &u) && mt_tvar_peel(&u, &u))
 			p = u;
 		else
 			enc = DW_ATE_signed;
@@ -1275,7 +839,7 @@ void maptap_tvar_free(struct maptap_tvar *v)
 	free(v->items);
 	free(v->names);
 	free(v->steps);
-	vloc_fini(&v->loc);
+	mt_tvar_vloc_fini(&v->loc);
 	maptap_tvar_module_put(v->m);
 	free(v);
 }
@@ -1322,7 +886,7 @@ static int add_item(struct list_ctx *c, const char *name, Dwarf_Die *var,
 		it->loc.missing = true;
 	free(e);
 	it->out = O_STRING;
-	if (var && type_of(var, &it->type))
+	if (var && mt_tvar_type_of(var, &it->type))
 		it->has_type = true;
 	c->list->items[c->list->nitems] = it;
 	c->list->names[c->list->nitems++] = name;
@@ -1349,7 +913,7 @@ static int compile_return(struct maptap_tvar *v, Dwarf_Die *scopes, int n,
 	int f = func_scope(scopes, n);
 	Dwarf_Die t;
 
-	if (f < 0 || !type_of(&scopes[f], &t))
+	if (f < 0 || !mt_tvar_type_of(&scopes[f], &t))
 		return fail(err, "unable to find return value: the function "
 			    "returns void");
 	v->loc.ops = &rax_op;
@@ -1357,6 +921,16 @@ static int compile_return(struct maptap_tvar *v, Dwarf_Die *scopes, int n,
 	if (walk_ops(v, &t, ops, nops, "$return", err))
 		return -1;
 	return finish(v, &t, "$return", err);
+}
+
+bool maptap_tvar_covers(struct maptap_tvar_module *m, uint64_t pc)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	int n = scopes_at(m, pc, &cu, &scopes);
+	bool ok = n > 0 && func_scope(scopes, n) >= 0;
+
+	free(scopes);
+	return ok;
 }
 
 int maptap_tvar_compile(struct maptap_tvar_module *m, uint64_t pc,
@@ -1398,7 +972,7 @@ int maptap_tvar_compile(struct maptap_tvar_module *m, uint64_t pc,
 			int f = func_scope(scopes, n);
 			Dwarf_Die rt;
 
-			if (f >= 0 && !type_of(&scopes[f], &rt)) {
+			if (f >= 0 && !mt_tvar_type_of(&scopes[f], &rt)) {
 				/* a void function: "" as stap's */
 				maptap_tvar_free(r);
 				r = NULL;
@@ -1446,10 +1020,10 @@ int maptap_tvar_compile(struct maptap_tvar_module *m, uint64_t pc,
 			  dwarf_diename(&scopes[f]) : "<unknown>",
 			  dwarf_diename(&cu) ? dwarf_diename(&cu) : "<unknown>",
 			  alt.len ? "alternatives: " : "<no alternatives>",
-			  sb_str(&alt), "");
+			  mt_sb_str(&alt), "");
 		free(alt.p);
 	} else if (locate(m, scopes, n, decl, &var, pc, &v->loc, err) == 0) {
-		if (!type_of(&var, &t))
+		if (!mt_tvar_type_of(&var, &t))
 			rc = fail(err, "'%s' has no type", name);
 		else if (walk_ops(v, &t, ops, nops, name, err) == 0)
 			rc = finish(v, &t, name, err);
@@ -1596,357 +1170,6 @@ int maptap_tvar_compile_cast(struct maptap_tvar_module *m, const char *type,
 	return 0;
 }
 
-/* ---- reading ---- */
-
-/* The object V designates: its location plus offset. */
-static int locate_obj(const struct maptap_tvar *v,
-		      const struct maptap_tvar_frame *f, struct loc *l,
-		      uint64_t *off)
-{
-	size_t i, ix = 0;
-	uint64_t p;
-	int rc;
-
-	*off = 0;
-	if (v->base == B_CAST) {
-		l->kind = L_MEM;
-		l->v = f->cast_addr;
-	} else {
-		rc = var_loc(&v->loc, f, l);
-		if (rc)
-			return rc;
-	}
-	for (i = 0; i < v->nsteps; i++) {
-		const struct step *s = &v->steps[i];
-
-		switch (s->kind) {
-		case ST_ADD:
-			*off += (uint64_t)s->k;
-			break;
-		case ST_INDEX:
-			*off += (uint64_t)(f->index ? f->index[ix] : 0) *
-				(uint64_t)s->k;
-			ix++;
-			break;
-		case ST_DEREF:
-			p = 0;
-			rc = read_bytes(f, l, *off, &p, 8);
-			if (rc)
-				return rc;
-			l->kind = L_MEM;
-			l->v = p;
-			*off = 0;
-			break;
-		}
-	}
-	return 0;
-}
-
-static int read_int(const struct maptap_tvar_frame *f, const struct loc *l,
-		    uint64_t off, int size, bool sign, int64_t *out)
-{
-	uint64_t u = 0;
-	int rc = read_bytes(f, l, off, &u, (size_t)size);
-
-	if (rc)
-		return rc;
-	if (sign && size < 8 && (u >> (size * 8 - 1)) & 1)
-		u |= ~0ull << (size * 8);
-	*out = (int64_t)u;
-	return 0;
-}
-
-int maptap_tvar_read_long(const struct maptap_tvar *v,
-			  const struct maptap_tvar_frame *f, int64_t *out)
-{
-	struct loc l;
-	uint64_t off;
-	int rc;
-
-	if (v->out == O_STRING)
-		return -EINVAL;
-	rc = locate_obj(v, f, &l, &off);
-	if (rc)
-		return rc;
-	if (v->out == O_ADDR) {
-		if (l.kind != L_MEM)
-			return -ENOENT;
-		*out = (int64_t)(l.v + off);
-		return 0;
-	}
-	if (v->bit_size) {
-		uint64_t u = 0;
-		int64_t r;
-		int bs = v->bit_size, bo = v->bit_off;
-		size_t nb = (size_t)((bo % 8 + bs + 7) / 8);
-
-		if (nb > 8)
-			return -ENOENT;
-		rc = read_bytes(f, &l, off + (uint64_t)bo / 8, &u, nb);
-		if (rc)
-			return rc;
-		u = (u >> (bo % 8)) & (bs >= 64 ? ~0ull : (1ull << bs) - 1);
-		r = (int64_t)u;
-		if (v->is_signed && bs < 64 && (u >> (bs - 1)) & 1)
-			r = (int64_t)(u | (~0ull << bs));
-		*out = r;
-		return 0;
-	}
-	return read_int(f, &l, off, v->size, v->is_signed, out);
-}
-
-/* ---- pretty printing (stap's $$parms and $var$) ---- */
-
-static void put_str(struct sbuf *b, const struct maptap_tvar_frame *f,
-		    uint64_t addr, size_t max)
-{
-	char s[128];
-	size_t i, n = max < sizeof(s) ? max : sizeof(s);
-	ssize_t got = maptap_read_user(f->pid, addr, s, n);
-
-	if (got <= 0) {
-		sb_add(b, "0x%" PRIx64, addr);
-		return;
-	}
-	sb_add(b, "\"");
-	for (i = 0; i < (size_t)got && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			sb_add(b, "\\%c", c);
-		else if (c == '\n')
-			sb_add(b, "\\n");
-		else if (c < 32 || c >= 127)
-			sb_add(b, "\\%03o", c);
-		else
-			sb_add(b, "%c", c);
-	}
-	sb_add(b, "\"");
-}
-
-static bool is_char(Dwarf_Die *t)
-{
-	Dwarf_Attribute a;
-	Dwarf_Word enc = 0, bs = 0;
-	Dwarf_Die p;
-
-	if (!peel(t, &p) || dwarf_tag(&p) != DW_TAG_base_type)
-		return false;
-	dwarf_formudata(dwarf_attr(&p, DW_AT_encoding, &a), &enc);
-	dwarf_formudata(dwarf_attr(&p, DW_AT_byte_size, &a), &bs);
-	return bs == 1 && (enc == DW_ATE_signed_char ||
-			   enc == DW_ATE_unsigned_char);
-}
-
-static void pretty(struct sbuf *b, const struct maptap_tvar_frame *f,
-		   Dwarf_Die *t, const struct loc *l, uint64_t off,
-		   int level, int max_level, bool hex);
-
-static void pretty_members(struct sbuf *b, const struct maptap_tvar_frame *f,
-			   Dwarf_Die *s, const struct loc *l, uint64_t off,
-			   int level, int max_level, bool *first)
-{
-	Dwarf_Die c, t;
-
-	if (dwarf_child(s, &c) != 0)
-		return;
-	do {
-		Dwarf_Attribute a;
-		Dwarf_Word w = 0;
-		const char *n = dwarf_diename(&c);
-
-		if (dwarf_tag(&c) != DW_TAG_member || !type_of(&c, &t))
-			continue;
-		if (dwarf_attr(&c, DW_AT_data_member_location, &a))
-			dwarf_formudata(&a, &w);
-		if (!n) {
-			Dwarf_Die p;
-
-			if (peel(&t, &p))
-				pretty_members(b, f, &p, l, off + w, level,
-					       max_level, first);
-			continue;
-		}
-		sb_add(b, "%s.%s=", *first ? "" : ", ", n);
-		*first = false;
-		if (dwarf_hasattr(&c, DW_AT_bit_size)) {
-			sb_add(b, "?");	/* bit-fields: read them by name */
-			continue;
-		}
-		pretty(b, f, &t, l, off + w, level + 1, max_level, false);
-	} while (dwarf_siblingof(&c, &c) == 0);
-}
-
-static void pretty(struct sbuf *b, const struct maptap_tvar_frame *f,
-		   Dwarf_Die *t, const struct loc *l, uint64_t off,
-		   int level, int max_level, bool hex)
-{
-	Dwarf_Die p, e;
-	Dwarf_Attribute a;
-	Dwarf_Word enc = DW_ATE_unsigned, bs = 8;
-	int64_t v;
-	int tag;
-
-	if (!peel(t, &p)) {
-		sb_add(b, "?");
-		return;
-	}
-	tag = dwarf_tag(&p);
-	if (is_aggregate(tag)) {
-		bool first = true;
-
-		if (level > max_level) {
-			sb_add(b, "{...}");
-			return;
-		}
-		sb_add(b, "{");
-		pretty_members(b, f, &p, l, off, level, max_level, &first);
-		sb_add(b, "}");
-		return;
-	}
-	if (tag == DW_TAG_array_type) {
-		int64_t n = 0, es, i;
-
-		if (!type_of(&p, &e) || (es = type_size(&e)) <= 0) {
-			sb_add(b, "?");
-			return;
-		}
-		n = type_size(&p) / es;
-		if (is_char(&e) && l->kind == L_MEM) {
-			put_str(b, f, l->v + off, (size_t)n);
-			return;
-		}
-		if (level > max_level && peel(&e, &p) &&
-		    (is_aggregate(dwarf_tag(&p)) ||
-		     dwarf_tag(&p) == DW_TAG_array_type)) {
-			sb_add(b, "[...]");
-			return;
-		}
-		sb_add(b, "[");
-		for (i = 0; i < n && i < 16; i++) {
-			if (i)
-				sb_add(b, ", ");
-			pretty(b, f, &e, l, off + (uint64_t)(i * es), level + 1,
-			       max_level, false);
-		}
-		sb_add(b, n > 16 ? ", ...]" : "]");
-		return;
-	}
-	if (tag == DW_TAG_pointer_type) {
-		uint64_t pv = 0;
-
-		if (read_bytes(f, l, off, &pv, 8)) {
-			sb_add(b, "?");
-			return;
-		}
-		if (!hex && type_of(&p, &e) && is_char(&e) && pv) {
-			put_str(b, f, pv, 100);
-		} else if (!hex && level == 0 && pv && type_of(&p, &e) &&
-			   peel(&e, &e) && is_aggregate(dwarf_tag(&e))) {
-			/* $p$ of a pointer to a struct: the struct */
-			struct loc d = { .kind = L_MEM, .v = pv };
-
-			pretty(b, f, &e, &d, 0, level, max_level, false);
-		} else
-			sb_add(b, "0x%" PRIx64, pv);
-		return;
-	}
-	if (tag == DW_TAG_enumeration_type) {
-		if (type_of(&p, &e) && peel(&e, &e))
-			p = e;
-		else
-			enc = DW_ATE_signed;
-	}
-	if (dwarf_tag(&p) != DW_TAG_base_type &&
-	    tag != DW_TAG_enumeration_type) {
-		sb_add(b, "?");
-		return;
-	}
-	dwarf_formudata(dwarf_attr_integrate(&p, DW_AT_encoding, &a), &enc);
-	dwarf_formudata(dwarf_attr_integrate(&p, DW_AT_byte_size, &a), &bs);
-	if (enc == DW_ATE_float || bs > 8 || bs == 0 ||
-	    read_int(f, l, off, (int)bs, enc == DW_ATE_signed ||
-		     enc == DW_ATE_signed_char, &v)) {
-		sb_add(b, "?");
-		return;
-	}
-	if (hex)
-		sb_add(b, "0x%" PRIx64, (uint64_t)v);
-	else if (bs == 1 && (enc == DW_ATE_signed_char ||
-			     enc == DW_ATE_unsigned_char) &&
-		 v >= 32 && v < 127)
-		sb_add(b, "'%c'", (int)v);
-	else if (enc == DW_ATE_signed || enc == DW_ATE_signed_char)
-		sb_add(b, "%" PRId64, v);
-	else
-		sb_add(b, "%" PRIu64, (uint64_t)v);
-}
-
-/* One item of $$parms: stap prints integers and pointers in hex
- * ("x=0x5"), aggregates as {...}; with $ (pretty) decimal, strings and
- * members one level deep; with $$ every level. */
-static void put_item(struct sbuf *b, const struct maptap_tvar *it,
-		     const struct maptap_tvar_frame *f, unsigned flags)
-{
-	struct loc l;
-	uint64_t off;
-	Dwarf_Die t = it->type;
-	bool pr = flags & (MAPTAP_TVAR_PRETTY | MAPTAP_TVAR_DEEP);
-
-	if (!it->has_type || locate_obj(it, f, &l, &off)) {
-		sb_add(b, "?");
-		return;
-	}
-	pretty(b, f, &t, &l, off, pr ? 0 : 1,
-	       flags & MAPTAP_TVAR_DEEP ? 100 : 0, !pr);
-}
-
-int maptap_tvar_read_string(const struct maptap_tvar *v,
-			    const struct maptap_tvar_frame *f, char *buf,
-			    size_t size)
-{
-	struct sbuf b = { 0 };
-	int rc = 0, n;
-	size_t i;
-
-	if (v->base == B_LIST) {
-		unsigned fl = v->flags;
-
-		for (i = 0; i < v->nitems; i++) {
-			sb_add(&b, "%s%s=", i ? " " : "", v->names[i]);
-			put_item(&b, v->items[i], f, fl);
-		}
-	} else if (v->out == O_STRING) {
-		struct loc l;
-		uint64_t off;
-		Dwarf_Die t = v->type;
-
-		rc = locate_obj(v, f, &l, &off);
-		if (!rc)
-			pretty(&b, f, &t, &l, off, 0,
-			       v->flags & MAPTAP_TVAR_DEEP ? 100 : 0, false);
-	} else {
-		int64_t x;
-
-		rc = maptap_tvar_read_long(v, f, &x);
-		if (!rc)
-			sb_add(&b, "0x%" PRIx64, (uint64_t)x);
-	}
-	if (rc || b.oom) {
-		free(b.p);
-		return rc ? rc : -ENOMEM;
-	}
-	n = (int)b.len;
-	if (size) {
-		size_t k = b.len < size ? b.len : size - 1;
-
-		memcpy(buf, sb_str(&b), k);
-		buf[k] = 0;
-	}
-	free(b.p);
-	return n;
-}
-
 /* ---- listing (-L) ---- */
 
 struct list_walk {
@@ -1959,7 +1182,7 @@ static int on_list(Dwarf_Die *var, void *arg)
 {
 	struct list_walk *w = arg;
 	Dwarf_Die t;
-	char *ts = type_of(var, &t) ? type_str(&t) : strdup("void");
+	char *ts = mt_tvar_type_of(var, &t) ? type_str(&t) : strdup("void");
 	int rc;
 
 	if (!ts)
@@ -1990,7 +1213,7 @@ int maptap_tvar_list(const char *path, uint64_t pc, bool at_return,
 	}
 	f = func_scope(scopes, n);
 	rc = 0;
-	if (at_return && f >= 0 && type_of(&scopes[f], &t)) {
+	if (at_return && f >= 0 && mt_tvar_type_of(&scopes[f], &t)) {
 		char *ts = type_str(&t);
 
 		rc = ts ? fn("return", ts, arg) : -ENOMEM;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <maptap/session.h>
 #include <maptap/tvar.h>
 #include <maptap/uprobe.h>
 
@@ -54,6 +55,7 @@ bool tr_dwvar_applies(struct tr_session *s, const struct tr_dprobe *dp,
 		      const struct node *n)
 {
 	const char *t = n->tok->text;
+	struct tr_tvar_mod *tm;
 
 	if (is_cast(n))
 		return true;
@@ -62,7 +64,10 @@ bool tr_dwvar_applies(struct tr_session *s, const struct tr_dprobe *dp,
 		return false;
 	if (dp->up_plt && !strcmp(n->str, "$$name"))
 		return false;
-	return module_of(s, dp->up_module)->m != NULL;
+	tm = module_of(s, dp->up_module);
+	/* code the DWARF leaves out (assembly, a PLT entry): registers
+	 * only, as without DWARF (cvars.c) */
+	return tm->m && maptap_tvar_covers(tm->m, dp->up_vaddr);
 }
 
 /* The trailing $ / $$ of N's text: pretty printing. */
@@ -260,6 +265,7 @@ static void frame_of(struct interp *I, struct node *n,
 		struct tr_target *t = I->tgt;
 
 		f->pid = h->pid;
+		f->read = maptap_read_user;
 		f->regs = h->regs;
 		f->bias = dp->up_abs ? 0 : h->addr - dp->up_vaddr;
 		if (!t->tvc)
@@ -274,6 +280,7 @@ static void frame_of(struct interp *I, struct node *n,
 	}
 	if (!f->pid)
 		f->pid = I->tgt->pid;
+	f->read = maptap_read_user;
 	for (i = 0; i < n->list.n; i++) {
 		struct node *o = n->list.v[i];
 
