@@ -602,6 +602,35 @@ bool mt_tvar_is_aggregate(int tag)
 	       tag == DW_TAG_class_type;
 }
 
+bool mt_tvar_bitfield(Dwarf_Die *member, int *bit_size, int *bit_off)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word bs, bo, sz;
+	Dwarf_Die t;
+
+	if (dwarf_formudata(dwarf_attr(member, DW_AT_bit_size, &a), &bs) != 0
+	    || bs == 0 || bs > 64)
+		return false;
+	*bit_size = (int)bs;
+	*bit_off = 0;
+	if (dwarf_formudata(dwarf_attr(member, DW_AT_data_bit_offset, &a),
+			    &bo) == 0) {
+		*bit_off = (int)bo;	/* DWARF 4+: from the struct's bit 0 */
+	} else if (dwarf_formudata(dwarf_attr(member, DW_AT_bit_offset, &a),
+				   &bo) == 0) {
+		/* DWARF 2/3: from the most significant bit of a storage
+		 * unit of DW_AT_byte_size (else the type's) bytes at the
+		 * member's location; little-endian x86-64 */
+		if (dwarf_formudata(dwarf_attr(member, DW_AT_byte_size, &a),
+				    &sz) != 0 &&
+		    !(mt_tvar_type_of(member, &t) &&
+		      dwarf_aggregate_size(&t, &sz) == 0))
+			sz = 4;
+		*bit_off = (int)(sz * 8 - bo - bs);
+	}
+	return true;
+}
+
 /* Member NAME of the struct/union S (anonymous members searched too):
  * its DIE and byte offset. */
 static bool find_member(Dwarf_Die *s, const char *name, Dwarf_Die *out,
@@ -711,22 +740,9 @@ static int walk_ops(struct maptap_tvar *v, Dwarf_Die *t,
 			if (!mt_tvar_type_of(&mem, t))
 				return fail(err, "member '%s' has no type",
 					    ops[i].member);
-			if (i + 1 == nops) {
-				Dwarf_Attribute a;
-				Dwarf_Word bs, bo;
-
-				if (dwarf_formudata(dwarf_attr(&mem,
-					DW_AT_bit_size, &a), &bs) == 0) {
-					v->bit_size = (int)bs;
-					if (dwarf_formudata(dwarf_attr(&mem,
-						DW_AT_data_bit_offset, &a),
-						&bo) == 0) {
-						v->bit_off = (int)bo;
-						v->steps[v->nsteps - 1].k =
-							0;
-					}
-				}
-			}
+			if (i + 1 == nops)
+				mt_tvar_bitfield(&mem, &v->bit_size,
+						 &v->bit_off);
 			continue;
 		}
 		/* [i] */

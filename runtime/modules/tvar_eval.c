@@ -464,6 +464,27 @@ static int read_int(const struct maptap_tvar_frame *f, const struct loc *l,
 	return 0;
 }
 
+/* A bit-field of BS bits from bit BO of OFF in L, sign-extended when
+ * SIGN. */
+static int read_bits(const struct maptap_tvar_frame *f, const struct loc *l,
+		     uint64_t off, int bo, int bs, bool sign, int64_t *out)
+{
+	uint64_t u = 0;
+	size_t nb = (size_t)((bo % 8 + bs + 7) / 8);
+	int rc;
+
+	if (nb > 8)
+		return -ENOENT;
+	rc = read_bytes(f, l, off + (uint64_t)bo / 8, &u, nb);
+	if (rc)
+		return rc;
+	u = (u >> (bo % 8)) & (bs >= 64 ? ~0ull : (1ull << bs) - 1);
+	*out = (int64_t)u;
+	if (sign && bs < 64 && (u >> (bs - 1)) & 1)
+		*out = (int64_t)(u | (~0ull << bs));
+	return 0;
+}
+
 int maptap_tvar_read_long(const struct maptap_tvar *v,
 			  const struct maptap_tvar_frame *f, int64_t *out)
 {
@@ -482,24 +503,9 @@ int maptap_tvar_read_long(const struct maptap_tvar *v,
 		*out = (int64_t)(l.v + off);
 		return 0;
 	}
-	if (v->bit_size) {
-		uint64_t u = 0;
-		int64_t r;
-		int bs = v->bit_size, bo = v->bit_off;
-		size_t nb = (size_t)((bo % 8 + bs + 7) / 8);
-
-		if (nb > 8)
-			return -ENOENT;
-		rc = read_bytes(f, &l, off + (uint64_t)bo / 8, &u, nb);
-		if (rc)
-			return rc;
-		u = (u >> (bo % 8)) & (bs >= 64 ? ~0ull : (1ull << bs) - 1);
-		r = (int64_t)u;
-		if (v->is_signed && bs < 64 && (u >> (bs - 1)) & 1)
-			r = (int64_t)(u | (~0ull << bs));
-		*out = r;
-		return 0;
-	}
+	if (v->bit_size)
+		return read_bits(f, &l, off, v->bit_off, v->bit_size,
+				 v->is_signed, out);
 	return read_int(f, &l, off, v->size, v->is_signed, out);
 }
 
@@ -562,6 +568,7 @@ static void pretty_members(struct sbuf *b, const struct maptap_tvar_frame *f,
 		Dwarf_Attribute a;
 		Dwarf_Word w = 0;
 		const char *n = dwarf_diename(&c);
+		int bs, bo;
 
 		if (dwarf_tag(&c) != DW_TAG_member || !mt_tvar_type_of(&c, &t))
 			continue;
@@ -577,8 +584,24 @@ static void pretty_members(struct sbuf *b, const struct maptap_tvar_frame *f,
 		}
 		mt_sb_add(b, "%s.%s=", *first ? "" : ", ", n);
 		*first = false;
-		if (dwarf_hasattr(&c, DW_AT_bit_size)) {
-			mt_sb_add(b, "?");	/* bit-fields: read them by name */
+		if (mt_tvar_bitfield(&c, &bs, &bo)) {
+			Dwarf_Die p;
+			Dwarf_Word enc = DW_ATE_unsigned;
+			Dwarf_Attribute ea;
+			int64_t x;
+
+			if (mt_tvar_peel(&t, &p))
+				dwarf_formudata(dwarf_attr_integrate(&p,
+					DW_AT_encoding, &ea), &enc);
+			if (read_bits(f, l, off + w, bo, bs,
+				      enc == DW_ATE_signed ||
+				      enc == DW_ATE_signed_char, &x))
+				mt_sb_add(b, "?");
+			else if (enc == DW_ATE_signed ||
+				 enc == DW_ATE_signed_char)
+				mt_sb_add(b, "%" PRId64, x);
+			else
+				mt_sb_add(b, "%" PRIu64, (uint64_t)x);
 			continue;
 		}
 		pretty(b, f, &t, l, off + w, level + 1, max_level, false);

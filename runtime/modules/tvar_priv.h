@@ -85,6 +85,11 @@ bool mt_tvar_peel(Dwarf_Die *t, Dwarf_Die *out);
 bool mt_tvar_is_aggregate(int tag);
 int64_t mt_tvar_type_size(Dwarf_Die *t);
 
+/* A bit-field MEMBER: its width and its first bit counted from bit 0
+ * of the member's byte offset (DW_AT_data_member_location, 0 when
+ * absent); false for an ordinary member. */
+bool mt_tvar_bitfield(Dwarf_Die *member, int *bit_size, int *bit_off);
+
 /* Free what a vloc owns (tvar_eval.c). */
 void mt_tvar_vloc_fini(struct vloc *vl);
 

@@ -137,6 +137,8 @@ probe %(p)s.function("tv_walk") {
 	printf("S %%s\\n", $o$)
 	printf("D %%s\\n", $o$$)
 	printf("M %%s\\n", $o->m->in$)
+	printf("B %%d %%d %%d\\n", $o->bits->lo, $o->bits->neg,
+	       $o->bits->wide)
 }
 ''' % {"p": P0}, O0, 1)
 hexp = r"0x[0-9a-f]+"
@@ -150,15 +152,17 @@ t.ok(re.fullmatch(r'o=\{.*\} k=0 label="xlabel" total=-?\d+ i=-?\d+',
                   (lines(out, "V") or [""])[0]) is not None,
      "$$vars$: decimal, strings, the struct: %r" % lines(out, "V"))
 t.ok(re.fullmatch(r'\{\.m=%s, \.arr=\[1, 2, 3, 4\], \.tag="tagv", \.c=6, '
-                  r'\.un=\{\.\.\.\}\}' % hexp,
+                  r'\.un=\{\.\.\.\}, \.bits=\{\.\.\.\}\}' % hexp,
                   (lines(out, "S") or [""])[0]) is not None,
      "$o$: one level, char array as a string, enum: %r" % lines(out, "S"))
 t.ok(re.fullmatch(r'\{\.m=%s, \.arr=\[1, 2, 3, 4\], \.tag="tagv", \.c=6, '
-                  r'\.un=\{\.i=16909060, \.b="\\004\\003\\002\\001"\}\}'
+                  r'\.un=\{\.i=16909060, \.b="\\004\\003\\002\\001"\}, '
+                  r'\.bits=\{\.lo=5, \.neg=-7, \.wide=1234\}\}'
                   % hexp, (lines(out, "D") or [""])[0]) is not None,
      "$o$$: nested union too: %r" % lines(out, "D"))
 t.eq(lines(out, "M"), ['{.len=42, .name="innername"}'],
      "$o->m->in$: the struct through two pointers")
+t.eq(lines(out, "B"), ["5 -7 1234"], "bit-fields, one sign-extended")
 
 # 4. -O2: a register variable whose location moves; an entry value only
 P2 = 'process("%s")' % O2
@@ -194,7 +198,7 @@ t.eq(m.group(1).split() if m else None, ["o", "k", "label", "total", "i"],
 r, out = run('''probe %s.function("tv_walk") { println($o->mm) }''' % P0,
              O0)
 t.ok(r.status != 0 and "unable to find member 'mm' for struct tv_outer "
-     "(alternatives: m arr tag c un)" in r.stderr,
+     "(alternatives: m arr tag c un bits)" in r.stderr,
      "missing member: its alternatives")
 r, out = run('''probe %s.function("tv_walk") { $k = 1 }''' % P0, O0)
 t.ok(r.status != 0 and "write to target variable not permitted" in
@@ -273,7 +277,8 @@ else:
          "para-callgraph-verbose.stp (-O2): $$parms$$ in decimal")
     t.ok(re.fullmatch(r'o=\{\.m=%s, \.arr=\[1, 2, 3, 4\], \.tag="tagv", '
                       r'\.c=6, \.un=\{\.i=16909060, '
-                      r'\.b="\\004\\003\\002\\001"\}\} k=0 '
+                      r'\.b="\\004\\003\\002\\001"\}, '
+                      r'\.bits=\{\.lo=5, \.neg=-7, \.wide=1234\}\} k=0 '
                       r'label="xlabel"' % P, got.get("tv_walk", ""))
          is not None, "para-callgraph-verbose.stp: a struct through its "
          "pointer, every level: %r" % got.get("tv_walk"))

@@ -33,12 +33,19 @@ struct tv_mid {
 	struct tv_inner *in;
 };
 
+struct tv_bits {
+	unsigned lo : 3;
+	int neg : 5;
+	unsigned wide : 12;
+};
+
 struct tv_outer {
 	struct tv_mid *m;
 	int arr[4];
 	char tag[8];
 	enum tv_color c;
 	union tv_u un;
+	struct tv_bits bits;
 };
 
 /* An opaque call: the compiler cannot know its result. */
@@ -86,7 +93,7 @@ int main(int argc, char **argv)
 	struct tv_inner in = { 42, "innername" };
 	struct tv_mid m = { 7, &in };
 	struct tv_outer o = { &m, { 1, 2, 3, 4 }, "tagv", TV_BLUE,
-			      { .i = 0x01020304 } };
+			      { .i = 0x01020304 }, { 5, -7, 1234 } };
 	int n = argc > 1 ? atoi(argv[1]) : 3;
 	long s = 0;
 	int j;
