@@ -125,9 +125,12 @@ uint64_t maptap_tvar_entry_pc(struct maptap_tvar_module *m, uint64_t entry,
 			      uint64_t body);
 
 /* True when M's DWARF describes a function at the ELF address PC (a
- * compile unit and a subprogram cover it): false for code DWARF leaves
- * out (assembly), whose probes have only registers. */
-bool maptap_tvar_covers(struct maptap_tvar_module *m, uint64_t pc);
+ * compile unit and a subprogram or inlined instance cover it), and, with
+ * FUNC, when the innermost one is named FUNC: false for code DWARF
+ * leaves out (assembly), whose probes have only registers, and for an
+ * inlined instance left without code of its own (an empty range). */
+bool maptap_tvar_covers(struct maptap_tvar_module *m, uint64_t pc,
+			const char *func);
 
 /* True when V reads as a string. */
 bool maptap_tvar_is_string(const struct maptap_tvar *v);

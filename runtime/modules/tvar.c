@@ -468,6 +468,8 @@ static int locate(struct maptap_tvar_module *m, Dwarf_Die *scopes, int n,
 	size_t nops;
 	Dwarf_Addr lo;
 	Dwarf_Sword sv;
+	Dwarf_Die host;
+	bool have_host = false;
 	int i, f;
 
 	memset(vl, 0, sizeof(*vl));
@@ -487,23 +489,43 @@ static int locate(struct maptap_tvar_module *m, Dwarf_Die *scopes, int n,
 	vl->ops = ops;
 	vl->n = nops;
 	f = -1;
-	for (i = decl; i < n; i++)
+	for (i = decl; i < n && f < 0; i++) {
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
 			f = i;
+		} else if (dwarf_tag(&scopes[i]) ==
+			   DW_TAG_inlined_subroutine) {
+			/* the frame is the function it was inlined into:
+			 * dwarf_getscopes() gives the abstract nesting,
+			 * dwarf_getscopes_die() the concrete one */
+			Dwarf_Die *phys = NULL;
+			int k, np = dwarf_getscopes_die(&scopes[i], &phys);
+
+			for (k = 0; k < np; k++)
+				if (dwarf_tag(&phys[k]) == DW_TAG_subprogram) {
+					host = phys[k];
+					have_host = true;
+					break;
+				}
+			free(phys);
 			break;
 		}
+	}
 	if (f >= 0) {
-		if (dwarf_attr_integrate(&scopes[f], DW_AT_frame_base, &fba) &&
+		host = scopes[f];
+		have_host = true;
+	}
+	if (have_host) {
+		if (dwarf_attr_integrate(&host, DW_AT_frame_base, &fba) &&
 		    dwarf_getlocation_addr(&fba, pc, &ops, &nops, 1) == 1) {
 			vl->fb = ops;
 			vl->nfb = nops;
 		}
-		vl->at_entry = dwarf_entrypc(&scopes[f], &lo) == 0 &&
+		vl->at_entry = dwarf_entrypc(&host, &lo) == 0 &&
 			       lo == pc;
-		if (vl->at_entry && f == decl && vl->n &&
+		if (vl->at_entry && f >= 0 && f == decl && vl->n &&
 		    vl->ops[0].atom == DW_OP_fbreg &&
 		    dwarf_tag(var) == DW_TAG_formal_parameter) {
-			const Dwarf_Op *r = entry_arg_reg(&scopes[f], var);
+			const Dwarf_Op *r = entry_arg_reg(&host, var);
 
 			if (r) {	/* before the prologue stored it */
 				vl->ops = r;
@@ -939,11 +961,14 @@ static int compile_return(struct maptap_tvar *v, Dwarf_Die *scopes, int n,
 	return finish(v, &t, "$return", err);
 }
 
-bool maptap_tvar_covers(struct maptap_tvar_module *m, uint64_t pc)
+bool maptap_tvar_covers(struct maptap_tvar_module *m, uint64_t pc,
+			const char *func)
 {
 	Dwarf_Die cu, *scopes = NULL;
 	int n = scopes_at(m, pc, &cu, &scopes);
-	bool ok = n > 0 && func_scope(scopes, n) >= 0;
+	int f = n > 0 ? func_scope(scopes, n) : -1;
+	const char *name = f >= 0 ? dwarf_diename(&scopes[f]) : NULL;
+	bool ok = f >= 0 && (!func || (name && !strcmp(name, func)));
 
 	free(scopes);
 	return ok;

@@ -13,7 +13,8 @@ from the target's own source:
      "?" for a variable with no location), $o$ and $o$$ pretty printing;
   3. .return: $return typed by DWARF, @entry($x) and $x (read at the
      entry), $$return, at -O0 and -O2 (where the entry values are read
-     at the entry itself, in their argument registers);
+     at the entry itself, in their argument registers); .inline: the
+     parameter of an inlined instance (its frame is main's);
   4. -O2: a local kept in a register, whose location list moves it from
      rax to rdx across the function (.statement probes at two lines);
      a parameter with only an entry value there: @defined false, stap's
@@ -65,7 +66,7 @@ def want_sum(n):
     for k in range(n):
         acc = ext(3 * k)
         s += (10 * k + 42 + 1) + (k * k + 1) + \
-            (ext(acc ^ (100 + k)) + acc) + k
+            (ext(acc ^ (100 + k)) + acc) + k + (ext(5 * k) + k)
     return s
 
 
@@ -126,6 +127,13 @@ probe %(p)s.function("tv_square").return {
                            (k * k + 1, 2 * k, k, k * k + 1, k)
                            for k in range(N)],
          "%s return: $return, @entry($x * 2), $x, $$return, $$parms" % opt)
+
+    # an inlined instance: its parameter, the frame of main it lives in
+    r, out = run('''
+probe %(p)s.function("tv_inl").inline { printf("I %%d %%s\\n", $q, $$parms) }
+''' % {"p": P}, prog)
+    t.eq(lines(out, "I"), ["%d q=0x%x" % (k, k) for k in range(N)],
+         "%s .inline: $q of the inlined instance (frame base of main)" % opt)
 
 # 2. $$parms, $$locals, $$vars, $o$, $o$$ (-O0: every variable in memory)
 P0 = 'process("%s")' % O0
@@ -263,7 +271,9 @@ else:
             (1, "<-", "tv_ext", r"return=0x1"),
             (1, "->", "tv_ext", r"v=0x65"),
             (1, "<-", "tv_ext", r"return=0x66"),
-            (0, "<-", "tv_crunch", r"return=0x67")]
+            (0, "<-", "tv_crunch", r"return=0x67"),
+            (0, "->", "tv_ext", r"v=0x0"),	# in the inlined tv_inl(0)
+            (0, "<-", "tv_ext", r"return=0x1")]
     got = callgraph(out)
     t.ok(r.status == 0 and len(got) == len(want) and
          all(g[:3] == w[:3] and re.fullmatch(w[3], g[3])

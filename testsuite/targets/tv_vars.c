@@ -74,6 +74,14 @@ __attribute__((noinline)) int tv_square(int x)
 	return y + 1;
 }
 
+/* Inlined into main at every -O level: .inline probes read q. */
+static inline __attribute__((always_inline)) long tv_inl(long q)
+{
+	long r = tv_ext(q * 5);
+
+	return r + q;
+}
+
 /* A function returning nothing: its $$return is "". */
 __attribute__((noinline)) void tv_void(int *out, int v)
 {
@@ -104,7 +112,7 @@ int main(int argc, char **argv)
 
 		tv_void(&w, j);
 		s += tv_walk(&o, j, "xlabel") + tv_square(j) +
-		     tv_crunch(j, 100 + j) + w;
+		     tv_crunch(j, 100 + j) + w + tv_inl(j);
 	}
 	printf("sum %ld\n", s);
 	return 0;

@@ -130,8 +130,9 @@ int tr_cvar_lookup(const struct tr_dprobe *dp, const char *name,
 			       "use register() or pointer_arg(N))" :
 			       "target variables are not available in this "
 			       "probe (no debuginfo: the module has no DWARF "
-			       "for it, or the address is .absolute; use "
-			       "register() or pointer_arg(N))";
+			       "for it -- assembly, an inlined instance left "
+			       "without code of its own -- or the address is "
+			       ".absolute; use register() or pointer_arg(N))";
 			return -1;
 		}
 		*type = TY_LONG;

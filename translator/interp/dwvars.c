@@ -51,6 +51,15 @@ static struct tr_tvar_mod *module_of(struct tr_session *s, const char *path)
 	return tm;
 }
 
+/* An .inline probe: its variables are the inlined instance's, which
+ * must be the function at its address. */
+static bool is_inline(const struct tr_dprobe *dp)
+{
+	size_t len = dp->name ? strlen(dp->name) : 0;
+
+	return len > 7 && !strcmp(dp->name + len - 7, ".inline");
+}
+
 bool tr_dwvar_applies(struct tr_session *s, const struct tr_dprobe *dp,
 		      const struct node *n)
 {
@@ -67,7 +76,8 @@ bool tr_dwvar_applies(struct tr_session *s, const struct tr_dprobe *dp,
 	tm = module_of(s, dp->up_module);
 	/* code the DWARF leaves out (assembly, a PLT entry): registers
 	 * only, as without DWARF (cvars.c) */
-	return tm->m && maptap_tvar_covers(tm->m, dp->up_vaddr);
+	return tm->m && maptap_tvar_covers(tm->m, dp->up_vaddr, is_inline(dp) ?
+					   dp->up_func : NULL);
 }
 
 /* The trailing $ / $$ of N's text: pretty printing. */
