@@ -22,6 +22,8 @@ from the target's own source:
   5. a missing variable: stap's "unable to find local" message with the
      alternatives that exist; a missing member with its alternatives;
      writing a target variable refused;
+  5b. a struct passed by value: at -O2 in two registers (a DW_OP_piece
+     location) at .call, in memory at -O0;
   6. @cast(ADDR, "struct tv_outer")->m->in->len, with and without the
      module argument;
   7. SystemTap's own examples, unchanged, from systemtap-doc's
@@ -66,7 +68,8 @@ def want_sum(n):
     for k in range(n):
         acc = ext(3 * k)
         s += (10 * k + 42 + 1) + (k * k + 1) + \
-            (ext(acc ^ (100 + k)) + acc) + k + (ext(5 * k) + k)
+            (ext(acc ^ (100 + k)) + acc) + k + (ext(5 * k) + k) + \
+            (ext(k) + 40 + k)
     return s
 
 
@@ -195,6 +198,20 @@ t.ok(r.status != 0 and "not accessible at this address" in r.stderr
      and "[man error::dwarf]" in r.stderr,
      "-O2: reading an entry-value-only $b is stap's error")
 
+# a struct in two registers at -O2 (DW_OP_reg5 piece 8, DW_OP_reg4 piece
+# 8 at the entry), in memory at -O0
+for prog, opt, point in ((O2, "-O2", "call"), (O0, "-O0", "function")):
+    pt = 'process("%s").function("tv_pair_sum")' % prog
+    if point == "call":
+        pt += ".call"
+    r, out = run('''
+probe %s { printf("Q %%d %%d %%s\\n", $p->a, $p->b, $p$) }
+''' % pt, prog)
+    t.eq(lines(out, "Q"), ["%d %d {.a=%d, .b=%d}" % (k, 40 + k, k, 40 + k)
+                           for k in range(N)],
+         "%s struct by value%s: $p->a, $p->b, $p$" %
+         (opt, " in DW_OP_piece registers" if point == "call" else ""))
+
 # 5. missing names, writes
 r, out = run('''probe %s.function("tv_walk") { println($nosuch) }''' % P0, O0)
 m = re.search(r"unable to find local 'nosuch', \[man error::dwarf\] "
@@ -273,7 +290,11 @@ else:
             (1, "<-", "tv_ext", r"return=0x66"),
             (0, "<-", "tv_crunch", r"return=0x67"),
             (0, "->", "tv_ext", r"v=0x0"),	# in the inlined tv_inl(0)
-            (0, "<-", "tv_ext", r"return=0x1")]
+            (0, "<-", "tv_ext", r"return=0x1"),
+            (0, "->", "tv_pair_sum", r"p=\{\.\.\.\}"),  # a struct: {...}
+            (1, "->", "tv_ext", r"v=0x0"),
+            (1, "<-", "tv_ext", r"return=0x1"),
+            (0, "<-", "tv_pair_sum", r"return=0x29")]
     got = callgraph(out)
     t.ok(r.status == 0 and len(got) == len(want) and
          all(g[:3] == w[:3] and re.fullmatch(w[3], g[3])

@@ -82,6 +82,19 @@ static inline __attribute__((always_inline)) long tv_inl(long q)
 	return r + q;
 }
 
+/* A struct passed by value: at -O2 in two registers, a location of
+ * DW_OP_piece parts. */
+struct tv_pair {
+	long a, b;
+};
+
+__attribute__((noinline)) long tv_pair_sum(struct tv_pair p)
+{
+	long x = tv_ext(p.a);
+
+	return x + p.b;
+}
+
 /* A function returning nothing: its $$return is "". */
 __attribute__((noinline)) void tv_void(int *out, int v)
 {
@@ -111,8 +124,10 @@ int main(int argc, char **argv)
 		int w;
 
 		tv_void(&w, j);
+		struct tv_pair pr = { j, 40 + j };
+
 		s += tv_walk(&o, j, "xlabel") + tv_square(j) +
-		     tv_crunch(j, 100 + j) + w + tv_inl(j);
+		     tv_crunch(j, 100 + j) + w + tv_inl(j) + tv_pair_sum(pr);
 	}
 	printf("sum %ld\n", s);
 	return 0;
