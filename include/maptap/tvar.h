@@ -20,8 +20,10 @@
  * DW_OP_stack_value, DW_OP_implicit_value, DW_OP_piece, and
  * DW_OP_entry_value / DW_OP_GNU_entry_value of a register when the
  * probe address is the function's entry (where the register still holds
- * it); elsewhere an entry value is "not accessible", as a variable with
- * no location at the address is.  x86-64 general registers only.
+ * it), or elsewhere with MAPTAP_TVAR_ENTRY_REGS from registers the
+ * caller saved at that entry; else an entry value is "not accessible",
+ * as a variable with no location at the address is.  x86-64 general
+ * registers only.
  *
  * Threads: a module handle and its compiled variables are used by one
  * thread at a time.  Memory: maptap_tvar_free(), maptap_tvar_module_put().
@@ -75,9 +77,11 @@ struct maptap_tvar_op {
 #define MAPTAP_TVAR_ADDR	1u	/* &EXPR: its address, a long */
 #define MAPTAP_TVAR_PRETTY	2u	/* EXPR$: a string, one level */
 #define MAPTAP_TVAR_DEEP	4u	/* EXPR$$: a string, nested too */
-#define MAPTAP_TVAR_AT_ENTRY	8u	/* PC is a function's entry and the
-					 * variables are read there (return
-					 * probes: @entry, $return's type) */
+#define MAPTAP_TVAR_ENTRY_REGS	8u	/* the reads will give the registers
+					 * of the function's entry
+					 * (maptap_tvar_frame.entry_regs): a
+					 * DW_OP_entry_value of a register
+					 * away from the entry is readable */
 
 /* A target expression compiled for one probe address. */
 struct maptap_tvar;
@@ -132,6 +136,15 @@ uint64_t maptap_tvar_entry_pc(struct maptap_tvar_module *m, uint64_t entry,
 bool maptap_tvar_covers(struct maptap_tvar_module *m, uint64_t pc,
 			const char *func);
 
+/* True when V (compiled with MAPTAP_TVAR_ENTRY_REGS) reads a register
+ * of the function's entry away from the entry: its reads need
+ * maptap_tvar_frame.entry_regs. */
+bool maptap_tvar_needs_entry_regs(const struct maptap_tvar *v);
+
+/* The entry (ELF address) of the function -- the subprogram, not an
+ * inlined instance -- whose code holds PC in M, or 0. */
+uint64_t maptap_tvar_func_entry(struct maptap_tvar_module *m, uint64_t pc);
+
 /* True when V reads as a string. */
 bool maptap_tvar_is_string(const struct maptap_tvar *v);
 
@@ -164,6 +177,9 @@ struct maptap_tvar_frame {
 	uint64_t cast_addr;
 	struct maptap_tvar_cache *cache;	/* NULL: none */
 	ssize_t (*read)(pid_t pid, uint64_t addr, void *buf, size_t len);
+	/* the thread's registers at the entry of this call of the
+	 * function (MAPTAP_TVAR_ENTRY_REGS); NULL: not known */
+	const struct user_regs_struct *entry_regs;
 };
 
 /* Read the long V.  Returns 0 with *OUT, -EFAULT when target memory on

@@ -460,8 +460,8 @@ static const Dwarf_Op *entry_arg_reg(Dwarf_Die *fn, Dwarf_Die *var)
 /* Fill VL for VAR (declared in SCOPES[DECL..]) at PC.  Returns 0, or
  * -1 with *ERR. */
 static int locate(struct maptap_tvar_module *m, Dwarf_Die *scopes, int n,
-		  int decl, Dwarf_Die *var, uint64_t pc, struct vloc *vl,
-		  char **err)
+		  int decl, Dwarf_Die *var, uint64_t pc, unsigned flags,
+		  struct vloc *vl, char **err)
 {
 	Dwarf_Attribute a, fba;
 	Dwarf_Op *ops;
@@ -535,7 +535,9 @@ static int locate(struct maptap_tvar_module *m, Dwarf_Die *scopes, int n,
 	}
 	find_cfa(m, pc, vl);
 	find_entry_regs(&a, vl);
-	if (vl->entry_reg && !vl->at_entry) {
+	if (vl->entry_reg && !vl->at_entry && (flags & MAPTAP_TVAR_ENTRY_REGS)) {
+		vl->entry_regs = true;
+	} else if (vl->entry_reg && !vl->at_entry) {
 		vl->missing = true;
 		return fail(err, "not accessible at this address (pc: %#"
 			    PRIx64 ") [man error::dwarf]: only its value at "
@@ -919,8 +921,8 @@ static int add_item(struct list_ctx *c, const char *name, Dwarf_Die *var,
 		maptap_tvar_free(it);
 		return -1;
 	}
-	if (var && locate(c->m, c->scopes, c->n, decl, var, c->pc, &it->loc,
-			  &e) != 0)
+	if (var && locate(c->m, c->scopes, c->n, decl, var, c->pc, c->flags,
+			  &it->loc, &e) != 0)
 		it->loc.missing = true;
 	free(e);
 	it->out = O_STRING;
@@ -959,6 +961,48 @@ static int compile_return(struct maptap_tvar *v, Dwarf_Die *scopes, int n,
 	if (walk_ops(v, &t, ops, nops, "$return", err))
 		return -1;
 	return finish(v, &t, "$return", err);
+}
+
+bool maptap_tvar_needs_entry_regs(const struct maptap_tvar *v)
+{
+	size_t i;
+
+	if (v->loc.entry_regs)
+		return true;
+	for (i = 0; i < v->nitems; i++)
+		if (maptap_tvar_needs_entry_regs(v->items[i]))
+			return true;
+	return false;
+}
+
+uint64_t maptap_tvar_func_entry(struct maptap_tvar_module *m, uint64_t pc)
+{
+	Dwarf_Die cu, *scopes = NULL, *phys = NULL;
+	Dwarf_Addr lo = 0;
+	int n = scopes_at(m, pc, &cu, &scopes), i, k, np;
+
+	for (i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram) {
+			if (dwarf_entrypc(&scopes[i], &lo) != 0)
+				lo = 0;
+			break;
+		}
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		np = dwarf_getscopes_die(&scopes[i], &phys);
+		for (k = 0; k < np; k++)
+			if (dwarf_tag(&phys[k]) == DW_TAG_subprogram) {
+				if (dwarf_entrypc(&phys[k], &lo) != 0)
+					lo = 0;
+				break;
+			}
+		free(phys);
+		break;
+	}
+	free(scopes);
+	return lo;
 }
 
 bool maptap_tvar_covers(struct maptap_tvar_module *m, uint64_t pc,
@@ -1063,7 +1107,8 @@ int maptap_tvar_compile(struct maptap_tvar_module *m, uint64_t pc,
 			  alt.len ? "alternatives: " : "<no alternatives>",
 			  mt_sb_str(&alt), "");
 		free(alt.p);
-	} else if (locate(m, scopes, n, decl, &var, pc, &v->loc, err) == 0) {
+	} else if (locate(m, scopes, n, decl, &var, pc, flags, &v->loc,
+			  err) == 0) {
 		if (!mt_tvar_type_of(&var, &t))
 			rc = fail(err, "'%s' has no type", name);
 		else if (walk_ops(v, &t, ops, nops, name, err) == 0)

@@ -343,8 +343,9 @@ static int eval_ops(const struct vloc *vl, const Dwarf_Op *ops, size_t n,
 			int r = vl->entry_reg && ops == vl->ops ?
 				vl->entry_reg[i] : -1;
 
-			if (r < 0 || !vl->at_entry ||
-			    !reg_value(f->regs, (unsigned)r, &a))
+			if (r < 0 || (!vl->at_entry && !f->entry_regs) ||
+			    !reg_value(vl->at_entry ? f->regs : f->entry_regs,
+				       (unsigned)r, &a))
 				return -ENOENT;
 			PUSH(a);
 			break;

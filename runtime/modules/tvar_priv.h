@@ -32,6 +32,8 @@ struct vloc {
 	Dwarf_Frame *frame;		/* owns CFA */
 	int *entry_reg;			/* per op: DW_OP_entry_value(regN) */
 	bool at_entry;			/* the address is the function's entry */
+	bool entry_regs;		/* entry values from the frame's
+					 * ENTRY_REGS (away from the entry) */
 	bool missing;			/* no location here ($$parms: "?") */
 };
 

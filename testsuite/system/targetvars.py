@@ -17,8 +17,9 @@ from the target's own source:
      parameter of an inlined instance (its frame is main's);
   4. -O2: a local kept in a register, whose location list moves it from
      rax to rdx across the function (.statement probes at two lines);
-     a parameter with only an entry value there: @defined false, stap's
-     "not accessible" error when read;
+     parameters whose location there is only DW_OP_entry_value, read
+     from the registers saved at that call's entry; a local with no
+     location yet: @defined false, stap's "not accessible" error;
   5. a missing variable: stap's "unable to find local" message with the
      alternatives that exist; a missing member with its alternatives;
      writing a target variable refused;
@@ -175,28 +176,36 @@ t.eq(lines(out, "M"), ['{.len=42, .name="innername"}'],
      "$o->m->in$: the struct through two pointers")
 t.eq(lines(out, "B"), ["5 -7 1234"], "bit-fields, one sign-extended")
 
-# 4. -O2: a register variable whose location moves; an entry value only
+# 4. -O2: a register variable whose location moves; entry values away
+# from the entry (the registers saved at the function's entry); a
+# variable with no location yet
 P2 = 'process("%s")' % O2
 r, out = run('''
 probe %(p)s.statement("tv_crunch@tv_vars.c:%(a)d") {
-	printf("A %%d %%d\\n", $acc, @defined($b))
+	printf("A %%d %%d %%d %%d\\n", $acc, @defined($b) ? $b : -1,
+	       @defined($second), $a)
 }
 probe %(p)s.statement("tv_crunch@tv_vars.c:%(b)d") {
-	printf("B %%d %%d\\n", $acc, $second)
+	printf("B %%d %%d %%d\\n", $acc, $second, $b)
 }
+probe %(p)s.function("tv_crunch") { printf("F %%s\\n", $$parms) }
 ''' % {"p": P2, "a": LINE_A, "b": LINE_B}, O2)
-t.eq(lines(out, "A"), ["%d 0" % ext(3 * k) for k in range(N)],
-     "-O2 line A: $acc in a register (rax); $b only an entry value: "
-     "@defined false")
-t.eq(lines(out, "B"), ["%d %d" % (ext(3 * k), ext(ext(3 * k) ^ (100 + k)))
+t.eq(lines(out, "A"), ["%d %d 0 %d" % (ext(3 * k), 100 + k, k)
                        for k in range(N)],
-     "-O2 line B: $acc moved (rdx by the location list), $second")
+     "-O2 line A: $acc in a register (rax); $a, $b entry values (read "
+     "from the registers of the call's entry); $second not yet: "
+     "@defined false")
+t.eq(lines(out, "B"), ["%d %d %d" % (ext(3 * k), ext(ext(3 * k) ^ (100 + k)),
+                                     100 + k) for k in range(N)],
+     "-O2 line B: $acc moved (rdx by the location list), $second, $b")
+t.eq(lines(out, "F"), ["a=0x%x b=0x%x" % (k, 100 + k) for k in range(N)],
+     "-O2 .function past the first statement: $$parms from entry values")
 r, out = run('''
-probe %(p)s.statement("tv_crunch@tv_vars.c:%(a)d") { println($b) }
+probe %(p)s.statement("tv_crunch@tv_vars.c:%(a)d") { println($second) }
 ''' % {"p": P2, "a": LINE_A}, O2)
 t.ok(r.status != 0 and "not accessible at this address" in r.stderr
      and "[man error::dwarf]" in r.stderr,
-     "-O2: reading an entry-value-only $b is stap's error")
+     "-O2: reading $second before it has a location is stap's error")
 
 # a struct in two registers at -O2 (DW_OP_reg5 piece 8, DW_OP_reg4 piece
 # 8 at the entry), in memory at -O0

@@ -86,6 +86,14 @@ struct tr_dprobe {
 	 * entry probe; UP_VADDR when DWARF did not say). */
 	struct ptr_vec up_entry;
 	uint64_t up_body;
+	/* Entry probes reading a DW_OP_entry_value away from the entry
+	 * (optimised code): the registers at UP_FENTRY, the function's
+	 * entry, are saved by a hidden breakpoint there and found again
+	 * by the CFA UP_CFA (a struct maptap_tvar * of the CFA at
+	 * UP_VADDR) computes at the hit (dwvars.h, target.c). */
+	bool up_entry_regs;
+	uint64_t up_fentry;
+	void *up_cfa;
 };
 
 /* True for the probe kinds that need a traced process (-c / -x). */

@@ -114,6 +114,30 @@ static char *dup_msg(const char *m)
 static int cfa_slot(struct tr_session *s, struct tr_dprobe *dp,
 		    const struct token *tok, char **err);
 
+/* DP reads entry values away from its function's entry: its hidden
+ * entry breakpoint and the CFA that finds the saved registers again. */
+static int entry_regs_setup(struct tr_session *s, struct tr_dprobe *dp,
+			    struct tr_tvar_mod *tm, char **err)
+{
+	struct maptap_tvar *cfa;
+
+	if (dp->up_entry_regs)
+		return 0;
+	dp->up_fentry = maptap_tvar_func_entry(tm->m, dp->up_vaddr);
+	if (!dp->up_fentry || dp->up_fentry == dp->up_vaddr) {
+		*err = dup_msg("not accessible at this address [man "
+			       "error::dwarf]: the function's entry is not "
+			       "known");
+		return -1;
+	}
+	if (maptap_tvar_compile_cfa(tm->m, dp->up_vaddr, &cfa, err))
+		return -1;
+	vec_push(&s->arena, &s->tvars, cfa);
+	dp->up_cfa = cfa;
+	dp->up_entry_regs = true;
+	return 0;
+}
+
 int tr_dwvar_bind(struct tr_session *s, struct tr_dprobe *dp,
 		  struct node *n, bool addr, char **err)
 {
@@ -194,10 +218,17 @@ int tr_dwvar_bind(struct tr_session *s, struct tr_dprobe *dp,
 		}
 		/* a .return probe's variables are read past the prologue,
 		 * where stap's entry probe reads them; $return at the
-		 * entry's scopes */
+		 * entry's scopes.  Elsewhere an entry value comes from the
+		 * registers saved at the function's entry. */
 		rc = maptap_tvar_compile(tm->m, entry ? dp->up_body :
-					 dp->up_vaddr, name, ops, nops, flags,
-					 &v, err);
+					 dp->up_vaddr, name, ops, nops, flags |
+					 (dp->is_return ? 0 :
+					  MAPTAP_TVAR_ENTRY_REGS), &v, err);
+		if (!rc && !dp->is_return && maptap_tvar_needs_entry_regs(v) &&
+		    entry_regs_setup(s, dp, tm, err)) {
+			maptap_tvar_free(v);
+			return -1;
+		}
 		n->num = -1;
 		if (!rc && entry) {
 			rc = cfa_slot(s, dp, n->tok, err);
@@ -277,6 +308,7 @@ static void frame_of(struct interp *I, struct node *n,
 		f->pid = h->pid;
 		f->read = maptap_read_user;
 		f->regs = h->regs;
+		f->entry_regs = t->entry_regs;
 		f->bias = dp->up_abs ? 0 : h->addr - dp->up_vaddr;
 		if (!t->tvc)
 			t->tvc = calloc(1, sizeof(*t->tvc));

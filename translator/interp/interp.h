@@ -77,6 +77,9 @@ struct tr_target {
 	 * NULL when its entry was not seen */
 	const struct tr_saved *entry;
 	size_t nentry;
+	/* an entry probe whose variables need the registers of its
+	 * function's entry (dwvars.h): those of this call, or NULL */
+	const struct user_regs_struct *entry_regs;
 	/* dwvars.c: target memory read at the current stop (its TVC_NS,
 	 * TVC_TID); made on the first read, freed with the target */
 	struct maptap_tvar_cache *tvc;

@@ -35,6 +35,7 @@
 
 #include <maptap/maptap.h>
 #include <maptap/report.h>
+#include <maptap/tvar.h>
 
 #include "driver.h"
 #include "dwvars.h"
@@ -88,6 +89,19 @@ struct run {
 	 * (dwvars.h), oldest first */
 	struct tr_entry_frame **frames;
 	size_t nframes, frames_cap;
+	/* the registers at the entries of calls in progress, for entry
+	 * probes that read entry values (dwvars.h), oldest first */
+	struct entry_regs *eregs;
+	size_t neregs, eregs_cap;
+};
+
+/* A thread's registers at the entry of a call of probe DPI's function,
+ * and that call's CFA (rsp + 8 there: above the return address). */
+struct entry_regs {
+	pid_t tid;
+	int dpi;
+	uint64_t cfa;
+	struct user_regs_struct regs;
 };
 
 static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
@@ -396,6 +410,7 @@ static void clear_ctx(struct run *r)
 	r->pub.up = NULL;
 	r->pub.entry = NULL;
 	r->pub.nentry = 0;
+	r->pub.entry_regs = NULL;
 	r->pub.comm = NULL;
 }
 
@@ -654,6 +669,13 @@ static void place_uprobes(struct run *r, const struct maptap_event *ev,
 			continue;
 		rc = maptap_uprobe_insert(r->pub.sess, ev->pid, addr, i,
 					  dp->is_return);
+		/* an entry probe reading entry values away from the entry
+		 * hears its function's entry, under an id of its own */
+		if (!rc && !dp->is_return && dp->up_entry_regs)
+			rc = maptap_uprobe_insert(r->pub.sess, ev->pid,
+						  addr - dp->up_vaddr +
+						  dp->up_fentry,
+						  i + r->uprobes.n, false);
 		/* a .return probe reading entry values hears its calls
 		 * past the prologue (dwvars.h) */
 		if (!rc && dp->is_return && dp->up_entry.n)
@@ -735,6 +757,63 @@ static struct tr_entry_frame *entry_find(struct run *r,
 	return NULL;
 }
 
+/* The entry hit of probe DPI's function: keep the registers.  Older
+ * ones of the thread at or below this CFA are stale (calls that
+ * returned); at most MAX_FRAMES are kept. */
+static void eregs_save(struct run *r, int dpi,
+		       const struct maptap_uprobe_hit *h)
+{
+	uint64_t cfa = h->regs->rsp + 8;
+	size_t i, k = 0;
+
+	for (i = 0; i < r->neregs; i++)
+		if (r->eregs[i].tid != h->tid || r->eregs[i].dpi != dpi ||
+		    r->eregs[i].cfa > cfa)
+			r->eregs[k++] = r->eregs[i];
+	r->neregs = k;
+	if (r->neregs == MAX_FRAMES) {
+		memmove(r->eregs, r->eregs + 1,
+			(r->neregs - 1) * sizeof(*r->eregs));
+		r->neregs--;
+	}
+	if (r->neregs == r->eregs_cap) {
+		size_t cap = r->eregs_cap ? 2 * r->eregs_cap : 16;
+		struct entry_regs *v = realloc(r->eregs, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		r->eregs = v;
+		r->eregs_cap = cap;
+	}
+	r->eregs[r->neregs].tid = h->tid;
+	r->eregs[r->neregs].dpi = dpi;
+	r->eregs[r->neregs].cfa = cfa;
+	r->eregs[r->neregs++].regs = *h->regs;
+}
+
+/* The registers at the entry of the call hit H is in (probe DPI): the
+ * newest of the thread whose CFA is the hit's, or NULL. */
+static const struct user_regs_struct *eregs_find(struct run *r, int dpi,
+						 const struct tr_dprobe *dp,
+						 const struct maptap_uprobe_hit *h)
+{
+	struct maptap_tvar_frame f = { 0 };
+	int64_t cfa;
+	size_t i;
+
+	f.pid = h->pid;
+	f.regs = h->regs;
+	f.read = maptap_read_user;
+	f.bias = h->addr - dp->up_vaddr;
+	if (maptap_tvar_read_long(dp->up_cfa, &f, &cfa))
+		return NULL;
+	for (i = r->neregs; i-- > 0;)
+		if (r->eregs[i].tid == h->tid && r->eregs[i].dpi == dpi &&
+		    r->eregs[i].cfa == (uint64_t)cfa)
+			return &r->eregs[i].regs;
+	return NULL;
+}
+
 static int on_uprobe(const struct maptap_uprobe_hit *h, void *arg)
 {
 	struct run *r = arg;
@@ -742,6 +821,11 @@ static int on_uprobe(const struct maptap_uprobe_hit *h, void *arg)
 	const struct tr_dprobe *dp;
 	struct proc *p;
 
+	if (h->id >= r->uprobes.n && h->id < 2 * r->uprobes.n &&
+	    !h->is_return) {
+		eregs_save(r, h->id - r->uprobes.n, h);	/* hidden entry */
+		return 0;
+	}
 	if (h->id < 0 || h->id >= r->uprobes.n || r->I->exit_requested)
 		return 0;
 	dp = r->uprobes.v[h->id];
@@ -764,6 +848,8 @@ static int on_uprobe(const struct maptap_uprobe_hit *h, void *arg)
 		r->pub.entry = fr->v;
 		r->pub.nentry = fr->n;
 	}
+	if (dp->up_entry_regs)
+		r->pub.entry_regs = eregs_find(r, h->id, dp, h);
 	tr_interp_run_probe(r->I, dp);
 	tr_entry_frame_free(fr);
 	output(r->I, false);
@@ -1238,6 +1324,7 @@ int tr_target_close(struct interp *I)
 	while (r->nframes)
 		frame_drop(r, r->nframes - 1);
 	free(r->frames);
+	free(r->eregs);
 	while (r->nprocs)
 		free(r->procs[--r->nprocs].exe);
 	free(r->procs);
