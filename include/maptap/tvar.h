@@ -104,8 +104,9 @@ int maptap_tvar_compile(struct maptap_tvar_module *m, uint64_t pc,
 			char **err);
 
 /* Compile @cast(ADDR, TYPE)OPS: TYPE ("struct foo", "union u", "enum e",
- * a typedef or base type name, with "*"s for pointers) looked up among
- * the types of every compile unit of M; the address is given at each
+ * a typedef or base type name; a pointer type "T *" is refused: cast to
+ * T) looked up among the top-level types of every compile unit of M
+ * (declarations without a body skipped); the address is given at each
  * read.  Returns and reports as maptap_tvar_compile() ("type definition
  * 'struct foo' not found in '/path'"). */
 int maptap_tvar_compile_cast(struct maptap_tvar_module *m, const char *type,
