@@ -715,11 +715,42 @@ int64_t mt_tvar_type_size(Dwarf_Die *t)
 }
 
 /* Walk OPS from the type T of V's base, adding V's steps. */
+/* The element counts of array type A's dimensions into DIMS (at most
+ * MAX; -1 unknown).  Returns the number of dimensions. */
+static int array_dims(Dwarf_Die *a, int64_t *dims, int max)
+{
+	Dwarf_Die r;
+	int n = 0;
+
+	if (dwarf_child(a, &r) != 0)
+		return 0;
+	do {
+		Dwarf_Attribute at;
+		Dwarf_Word w;
+
+		if (dwarf_tag(&r) != DW_TAG_subrange_type)
+			continue;
+		if (n < max) {
+			if (dwarf_formudata(dwarf_attr(&r, DW_AT_count, &at),
+					    &w) == 0)
+				dims[n] = (int64_t)w;
+			else if (dwarf_formudata(dwarf_attr(&r,
+					DW_AT_upper_bound, &at), &w) == 0)
+				dims[n] = (int64_t)w + 1;
+			else
+				dims[n] = -1;
+		}
+		n++;
+	} while (dwarf_siblingof(&r, &r) == 0);
+	return n;
+}
+
 static int walk_ops(struct maptap_tvar *v, Dwarf_Die *t,
 		    const struct maptap_tvar_op *ops, size_t nops,
 		    const char *what, char **err)
 {
 	size_t i;
+	int adim = 0;		/* dimensions of the array T indexed so far */
 
 	for (i = 0; i < nops; i++) {
 		Dwarf_Die p, mem;
@@ -771,8 +802,30 @@ static int walk_ops(struct maptap_tvar *v, Dwarf_Die *t,
 		}
 		/* [i] */
 		if (tag == DW_TAG_array_type) {
-			if (!mt_tvar_type_of(&p, t))
+			int64_t dims[8], rest = 1;
+			int nd = array_dims(&p, dims, 8), k;
+
+			if (!mt_tvar_type_of(&p, &mem))
 				return fail(err, "array without element type");
+			if (nd > 8)
+				return fail(err, "'%s' has more than 8 "
+					    "dimensions", what);
+			/* int a[3][4]: [i] strides 4 elements and leaves an
+			 * int[4] (T stays the array, ADIM counts the
+			 * dimensions used); the last one gives the element */
+			for (k = adim + 1; k < nd; k++)
+				rest *= dims[k] > 0 ? dims[k] : 0;
+			sz = mt_tvar_type_size(&mem);
+			if (sz <= 0 || rest <= 0)
+				return fail(err, "element of unknown size in "
+					    "'%s'", what);
+			if (push_step(v, ST_INDEX, sz * rest))
+				return fail(err, "out of memory");
+			if (++adim >= nd) {
+				*t = mem;
+				adim = 0;
+			}
+			continue;
 		} else if (tag == DW_TAG_pointer_type) {
 			if (!mt_tvar_type_of(&p, t))
 				return fail(err, "cannot index a void pointer");

@@ -151,6 +151,8 @@ probe %(p)s.function("tv_walk") {
 	printf("M %%s\\n", $o->m->in$)
 	printf("B %%d %%d %%d\\n", $o->bits->lo, $o->bits->neg,
 	       $o->bits->wide)
+	printf("G %%d %%d %%d %%d\\n", $o->grid[1][2], $o->grid[0][1],
+	       $o->grid[1][0], $o->grid[1] - $o->grid[0])
 }
 ''' % {"p": P0}, O0, 1)
 hexp = r"0x[0-9a-f]+"
@@ -164,17 +166,21 @@ t.ok(re.fullmatch(r'o=\{.*\} k=0 label="xlabel" total=-?\d+ i=-?\d+',
                   (lines(out, "V") or [""])[0]) is not None,
      "$$vars$: decimal, strings, the struct: %r" % lines(out, "V"))
 t.ok(re.fullmatch(r'\{\.m=%s, \.arr=\[1, 2, 3, 4\], \.tag="tagv", \.c=6, '
-                  r'\.un=\{\.\.\.\}, \.bits=\{\.\.\.\}\}' % hexp,
+                  r'\.un=\{\.\.\.\}, \.bits=\{\.\.\.\}, '
+                  r'\.grid=\[1, 2, 3, 4, 5, -6\]\}' % hexp,
                   (lines(out, "S") or [""])[0]) is not None,
      "$o$: one level, char array as a string, enum: %r" % lines(out, "S"))
 t.ok(re.fullmatch(r'\{\.m=%s, \.arr=\[1, 2, 3, 4\], \.tag="tagv", \.c=6, '
                   r'\.un=\{\.i=16909060, \.b="\\004\\003\\002\\001"\}, '
-                  r'\.bits=\{\.lo=5, \.neg=-7, \.wide=1234\}\}'
+                  r'\.bits=\{\.lo=5, \.neg=-7, \.wide=1234\}, '
+                  r'\.grid=\[1, 2, 3, 4, 5, -6\]\}'
                   % hexp, (lines(out, "D") or [""])[0]) is not None,
      "$o$$: nested union too: %r" % lines(out, "D"))
 t.eq(lines(out, "M"), ['{.len=42, .name="innername"}'],
      "$o->m->in$: the struct through two pointers")
 t.eq(lines(out, "B"), ["5 -7 1234"], "bit-fields, one sign-extended")
+t.eq(lines(out, "G"), ["-6 2 4 6"], "a 2-D array: [i][j], and [i] a row's "
+     "address (3 shorts apart)")
 
 # 4. -O2: a register variable whose location moves; entry values away
 # from the entry (the registers saved at the function's entry); a
@@ -232,7 +238,7 @@ t.eq(m.group(1).split() if m else None, ["o", "k", "label", "total", "i"],
 r, out = run('''probe %s.function("tv_walk") { println($o->mm) }''' % P0,
              O0)
 t.ok(r.status != 0 and "unable to find member 'mm' for struct tv_outer "
-     "(alternatives: m arr tag c un bits)" in r.stderr,
+     "(alternatives: m arr tag c un bits grid)" in r.stderr,
      "missing member: its alternatives")
 r, out = run('''probe %s.function("tv_walk") { $k = 1 }''' % P0, O0)
 t.ok(r.status != 0 and "write to target variable not permitted" in
@@ -318,7 +324,8 @@ else:
     t.ok(re.fullmatch(r'o=\{\.m=%s, \.arr=\[1, 2, 3, 4\], \.tag="tagv", '
                       r'\.c=6, \.un=\{\.i=16909060, '
                       r'\.b="\\004\\003\\002\\001"\}, '
-                      r'\.bits=\{\.lo=5, \.neg=-7, \.wide=1234\}\} k=0 '
+                      r'\.bits=\{\.lo=5, \.neg=-7, \.wide=1234\}, '
+                      r'\.grid=\[1, 2, 3, 4, 5, -6\]\} k=0 '
                       r'label="xlabel"' % P, got.get("tv_walk", ""))
          is not None, "para-callgraph-verbose.stp: a struct through its "
          "pointer, every level: %r" % got.get("tv_walk"))

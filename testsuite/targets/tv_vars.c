@@ -46,6 +46,7 @@ struct tv_outer {
 	enum tv_color c;
 	union tv_u un;
 	struct tv_bits bits;
+	short grid[2][3];
 };
 
 /* An opaque call: the compiler cannot know its result. */
@@ -114,7 +115,8 @@ int main(int argc, char **argv)
 	struct tv_inner in = { 42, "innername" };
 	struct tv_mid m = { 7, &in };
 	struct tv_outer o = { &m, { 1, 2, 3, 4 }, "tagv", TV_BLUE,
-			      { .i = 0x01020304 }, { 5, -7, 1234 } };
+			      { .i = 0x01020304 }, { 5, -7, 1234 },
+			      { { 1, 2, 3 }, { 4, 5, -6 } } };
 	int n = argc > 1 ? atoi(argv[1]) : 3;
 	long s = 0;
 	int j;
