@@ -25,6 +25,8 @@
 
 #include <maptap/uprobe.h>
 
+#include "dwarf_priv.h"
+
 struct walk {
 	const char *glob;
 	const char *file_glob;		/* NULL: any */
@@ -176,8 +178,9 @@ static int open_debug(Elf *elf)
 /* The DWARF of PATH: in the file, else in its separate debug file
  * (open_debug()).  Returns 0 with *DW and the descriptors to give
  * close_dwarf() (*DFD -1 when the file's own DWARF is used), -errno
- * opening PATH, or -ENODATA when neither has DWARF. */
-static int open_dwarf(const char *path, Dwarf **dw, int *fd, int *dfd)
+ * opening PATH, or -ENODATA when neither has DWARF.  Shared with
+ * tvar.c (dwarf_priv.h). */
+int mt_dwarf_open(const char *path, Dwarf **dw, int *fd, int *dfd)
 {
 	Elf *elf;
 
@@ -201,7 +204,7 @@ static int open_dwarf(const char *path, Dwarf **dw, int *fd, int *dfd)
 	return -ENODATA;
 }
 
-static void close_dwarf(Dwarf *dw, int fd, int dfd)
+void mt_dwarf_close(Dwarf *dw, int fd, int dfd)
 {
 	dwarf_end(dw);
 	if (dfd >= 0)
@@ -223,7 +226,7 @@ int maptap_uprobe_dwarf_functions(const char *path, const char *glob,
 	size_t hsize;
 	int fd, dfd, err;
 
-	err = open_dwarf(path, &dw, &fd, &dfd);
+	err = mt_dwarf_open(path, &dw, &fd, &dfd);
 	if (err)
 		return err;
 	while (!w.rc && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL,
@@ -236,7 +239,7 @@ int maptap_uprobe_dwarf_functions(const char *path, const char *glob,
 		}
 		off = next;
 	}
-	close_dwarf(dw, fd, dfd);
+	mt_dwarf_close(dw, fd, dfd);
 	return w.rc ? w.rc : w.calls;
 }
 
@@ -254,7 +257,7 @@ int maptap_uprobe_dwarf_lines(const char *path, const char *file_glob,
 	size_t hsize;
 	Dwarf *dw;
 
-	err = open_dwarf(path, &dw, &fd, &dfd);
+	err = mt_dwarf_open(path, &dw, &fd, &dfd);
 	if (err)
 		return err;
 	while (!rc && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL,
@@ -295,6 +298,6 @@ int maptap_uprobe_dwarf_lines(const char *path, const char *file_glob,
 		}
 		off = next;
 	}
-	close_dwarf(dw, fd, dfd);
+	mt_dwarf_close(dw, fd, dfd);
 	return rc ? rc : calls;
 }

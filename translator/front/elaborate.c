@@ -26,6 +26,7 @@
 #include <maptap/uprobe.h>
 
 #include "cvars.h"
+#include "dwvars.h"
 #include "driver.h"
 #include "elab_int.h"
 #include "tapset_index.h"
@@ -403,24 +404,63 @@ static void resolve_list(struct scope *sc, struct ptr_vec *v)
 }
 
 /* The value of @defined(X): a target variable is defined when the
- * probe point has it (cvars.c). */
+ * probe point has it (cvars.c), or its DWARF has it with a location at
+ * the probe's address (dwvars.c). */
 static bool defined_value(const struct scope *sc, const struct node *n)
 {
 	enum tr_type t;
 	const char *why;
 
+	if (n->a->kind == N_TARGET &&
+	    tr_dwvar_applies(sc->e->s, sc->dp, n->a)) {
+		struct node *probe = node_new(sc->e->s, N_TARGET, n->tok);
+		char *err = NULL;
+		bool ok;
+
+		*probe = *n->a;	/* bound, then dropped: a trial */
+		resolve_list((struct scope *)sc, &probe->list);
+		ok = tr_dwvar_bind(sc->e->s, (struct tr_dprobe *)sc->dp,
+				   probe, false, &err) == 0;
+		if (ok && probe->num > 0)	/* no entry slot for a trial */
+			((struct tr_dprobe *)sc->dp)->up_entry.n--;
+		free(err);
+		return ok;
+	}
 	if (n->a->kind == N_TARGET)
 		return tr_cvar_lookup(sc->dp, n->a->str, &t, &why) >= 0;
 	return n->a->kind != N_EMBEDDED_EXPR;
 }
 
-/* $name of a probe on a traced process: bound to its variable id (in
- * NUM) and typed now. */
+/* $name of a probe on a traced process: bound to its DWARF variable
+ * (dwvars.c; N->aux), or to its context variable id (in NUM), and
+ * typed now. */
 static void resolve_target(struct scope *sc, struct node *n, bool lv)
 {
 	const char *why;
 	int id;
 
+	if (lv && (n->tok->text[0] == '$' || !strcmp(n->tok->text, "@cast"))
+	    && (tr_dwvar_applies(sc->e->s, sc->dp, n) ||
+		(sc->dp && sc->dp->kind == PK_UPROBE))) {
+		tr_sema_error(sc->e->s, n->tok, "write to target variable "
+			      "not permitted; need stap -g (guru mode, "
+			      "which maptap does not have)");
+		return;
+	}
+	if (tr_dwvar_applies(sc->e->s, sc->dp, n)) {
+		char *err = NULL;
+		bool addr = n->op && !strcmp(n->op, "&");
+
+		resolve_list(sc, &n->list);
+		if (n->a)
+			resolve(sc, n->a, false);
+		if (tr_dwvar_bind(sc->e->s, (struct tr_dprobe *)sc->dp, n,
+				  addr, &err))
+			tr_sema_error(sc->e->s, n->tok, "%s",
+				      err ? err : "out of memory");
+		free(err);
+		return;
+	}
 	id = tr_cvar_lookup(sc->dp, n->str, &n->type, &why);
 	if (id < 0) {
 		if (why)
@@ -587,7 +627,21 @@ static void resolve_expr(struct scope *sc, struct node *n, bool lv)
 			tr_sema_error(s, n->tok, "'&' needs a target variable");
 			break;
 		}
+		if (!strcmp(n->op, "&"))
+			n->a->op = "&";	/* resolve_target(): its address */
 		resolve(sc, n->a, false);
+		break;
+	case N_ENTRY:
+		resolve(sc, n->a, false);
+		if (sc->dp && sc->dp->kind == PK_UPROBE && sc->dp->is_return) {
+			char *err = NULL;
+
+			if (tr_dwvar_entry_slot(s, (struct tr_dprobe *)sc->dp,
+						n, &err))
+				tr_sema_error(s, n->tok, "%s", err ? err :
+					      "out of memory");
+			free(err);
+		}
 		break;
 	case N_EMBEDDED_EXPR:
 		tr_sema_error(s, n->tok, "embedded C expressions are not "
@@ -1012,6 +1066,7 @@ static struct tr_dprobe *push_uprobe(struct up_ctx *c, const char *name,
 	dp->up_module = c->module;
 	dp->up_ino = c->ino;
 	dp->up_vaddr = vaddr;
+	dp->up_body = vaddr;
 	dp->is_return = c->ret;
 	dp->proc_path = c->proc_path;
 	return dp;
@@ -1043,6 +1098,7 @@ static int up_dwarf(const struct maptap_uprobe_func *f, void *arg)
 			 suffix),
 			 c->ret || c->call ? f->entry : f->body);
 	dp->up_func = arena_strdup(&c->e->s->arena, f->name);
+	dp->up_body = f->body;
 	return 0;
 }
 

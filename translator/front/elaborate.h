@@ -82,6 +82,21 @@ struct tr_dprobe {
 	const struct maptap_uprobe_ifunc *up_ifunc;	/* UP_VADDR is this
 					 * IFUNC's resolver: the probe goes
 					 * on its choice; NULL */
+	/* .return: the nodes read at the entry (@entry(X), and target
+	 * variables other than $return; dwvars.h), slot = index; slot 0
+	 * is the CFA, which matches the entry to its return.  They are
+	 * read at UP_BODY (the address past the prologue, as stap's
+	 * entry probe; UP_VADDR when DWARF did not say). */
+	struct ptr_vec up_entry;
+	uint64_t up_body;
+	/* Entry probes reading a DW_OP_entry_value away from the entry
+	 * (optimised code): the registers at UP_FENTRY, the function's
+	 * entry, are saved by a hidden breakpoint there and found again
+	 * by the CFA UP_CFA (a struct maptap_tvar * of the CFA at
+	 * UP_VADDR) computes at the hit (dwvars.h, target.c). */
+	bool up_entry_regs;
+	uint64_t up_fentry;
+	void *up_cfa;
 };
 
 /* True for the probe kinds that need a traced process (-c / -x). */

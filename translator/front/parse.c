@@ -193,8 +193,10 @@ static const char *args_text(struct parser *p, const struct ptr_vec *args)
 }
 
 /* The member, index and pretty-print suffixes after a target value:
- * ->field, [index], $, $$.  Returns the whole text. */
-static char *target_suffix(struct parser *p, char *text)
+ * ->field, [index], $, $$.  Returns the whole text.  With N, the steps
+ * go on N's list for elaboration: a member as an N_STR with op "->",
+ * an index as its expression. */
+static char *target_suffix(struct parser *p, char *text, struct node *n)
 {
 	for (;;) {
 		if (accept_op(p, "->")) {
@@ -202,14 +204,32 @@ static char *target_suffix(struct parser *p, char *text)
 
 			text = arena_printf(&p->s->arena, "%s->%s", text,
 					    f->text);
+			if (n) {
+				/* ->field$ / ->field$$ lex as one word */
+				struct node *m = node_new(p->s, N_STR, f);
+				size_t len = strlen(f->text);
+
+				while (len > 1 && f->text[len - 1] == '$')
+					len--;
+				m->op = "->";
+				m->str = arena_strndup(&p->s->arena, f->text,
+						       len);
+				m->slen = len;
+				vec_push(&p->s->arena, &n->list, m);
+			}
 		} else if (tok_op(peek(p, 0), "[")) {
+			struct node *ix;
+
 			next(p);
-			parse_expr(p);
+			ix = parse_expr(p);
 			expect_op(p, "]");
 			text = arena_printf(&p->s->arena, "%s[...]", text);
+			if (n)
+				vec_push(&p->s->arena, &n->list, ix);
 		} else if (tok_op(peek(p, 0), "$") ||
 			   tok_is(peek(p, 0), TOK_IDENT, "$$")) {
-			next(p);
+			text = arena_printf(&p->s->arena, "%s%s", text,
+					    next(p)->text);
 		} else {
 			return text;
 		}
@@ -217,7 +237,8 @@ static char *target_suffix(struct parser *p, char *text)
 }
 
 /* $var, $var->field[i], @var("x"), @cast(e, "t")->f: kept as text, since
- * maptap's translator has no DWARF target variables at pass 2. */
+ * -p1 prints them so, and as steps on the node's list; @cast's address,
+ * type and module go to a, b, c. */
 static struct node *parse_target(struct parser *p)
 {
 	const struct token *t = next(p);
@@ -231,8 +252,12 @@ static struct node *parse_target(struct parser *p)
 		parse_args(p, &args, ")", false);
 		text = arena_printf(&p->s->arena, "%s(%s)", t->text,
 				    args_text(p, &args));
+		n->a = args.n > 0 ? args.v[0] : NULL;
+		n->b = args.n > 1 ? args.v[1] : NULL;
+		n->c = args.n > 2 ? args.v[2] : NULL;
+		n->d = args.n > 3 ? args.v[3] : NULL;
 	}
-	n->str = target_suffix(p, text);
+	n->str = target_suffix(p, text, n);
 	return n;
 }
 
@@ -395,7 +420,7 @@ static struct node *parse_postfix(struct parser *p)
 		char *base = v->kind == N_VAR ? (char *)v->tok->text :
 			arena_printf(&p->s->arena, "(%s)", node_text(p, v));
 
-		n->str = target_suffix(p, base);
+		n->str = target_suffix(p, base, NULL);
 		return n;
 	}
 

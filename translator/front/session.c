@@ -16,6 +16,7 @@
 #include <sys/utsname.h>
 
 #include <maptap/script_format.h>
+#include <maptap/tvar.h>
 #include <maptap/unwind.h>
 
 #include "driver.h"
@@ -60,6 +61,11 @@ void tr_session_fini(struct tr_session *s)
 
 	for (i = 0; i < s->formats.n; i++)
 		maptap_script_fmt_free(s->formats.v[i]);
+	for (i = 0; i < s->tvars.n; i++)
+		maptap_tvar_free(s->tvars.v[i]);
+	for (i = 0; i < s->tvar_mods.n; i++)
+		maptap_tvar_module_put(((struct tr_tvar_mod *)
+					s->tvar_mods.v[i])->m);
 	arena_free(&s->arena);
 }
 

@@ -93,6 +93,15 @@ struct tr_session {
 	const char *kernel_v, *kernel_vr;
 	struct tr_elab *elab;		/* pass 2 result */
 	struct ptr_vec formats;		/* compiled formats, to free */
+	struct ptr_vec tvars;		/* struct maptap_tvar *, to free */
+	struct ptr_vec tvar_mods;	/* struct tr_tvar_mod * (dwvars.c) */
+};
+
+/* A module whose DWARF pass 2 opened for target variables. */
+struct tr_tvar_mod {
+	const char *path;
+	struct maptap_tvar_module *m;	/* NULL: it has none */
+	int err;			/* -errno of the open */
 };
 
 void tr_session_init(struct tr_session *s, const struct driver_opts *opts);

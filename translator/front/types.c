@@ -462,8 +462,24 @@ static enum tr_type infer_expr(struct tctx *t, struct node *n)
 		return TY_LONG;
 	case N_ENTRY:
 		return infer(t, n->a);
-	case N_TARGET:
+	case N_TARGET: {
+		int i;
+
+		/* DWARF targets: indexes and @cast's address are longs */
+		for (i = 0; n->aux && i < n->list.n; i++) {
+			struct node *o = n->list.v[i];
+
+			if (o->kind == N_STR && o->op)
+				continue;
+			infer(t, o);
+			unify_node(t, o, TY_LONG);
+		}
+		if (n->aux && n->a) {
+			infer(t, n->a);
+			unify_node(t, n->a, TY_LONG);
+		}
 		return n->type;	/* set when elaborate.c bound it */
+	}
 	case N_PRINT:
 		compile_format(t, n);
 		return infer_print(t, n);

@@ -116,16 +116,23 @@ int tr_cvar_lookup(const struct tr_dprobe *dp, const char *name,
 		return -1;
 	}
 	if (dp->kind == PK_UPROBE) {
-		/* $return from rax (x86-64 SysV ABI); DWARF variables are
-		 * not read yet (docs/probes.md).  A PLT probe's $$name is
-		 * the called symbol. */
+		/* A module without DWARF (or an .absolute address): $return
+		 * from rax (x86-64 SysV ABI); DWARF variables are
+		 * dwvars.c's.  A PLT probe's $$name is the called symbol. */
 		if (dp->up_plt && !strcmp(name, "$$name")) {
 			*type = TY_STRING;
 			return CV_UP_NAME;
 		}
 		if (strcmp(name, "$return") || !dp->is_return) {
-			*why = dp->is_return ? "only $return is available in this probe (no DWARF variables yet; use register() or pointer_arg(N))" :
-			       "target variables are not available in this probe yet (no DWARF variables; use register() or pointer_arg(N))";
+			*why = dp->is_return ?
+			       "only $return is available in this probe (no "
+			       "debuginfo: the module has no DWARF for it; "
+			       "use register() or pointer_arg(N))" :
+			       "target variables are not available in this "
+			       "probe (no debuginfo: the module has no DWARF "
+			       "for it -- assembly, an inlined instance left "
+			       "without code of its own -- or the address is "
+			       ".absolute; use register() or pointer_arg(N))";
 			return -1;
 		}
 		*type = TY_LONG;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cvars.h"
+#include "dwvars.h"
 #include "interp.h"
 
 enum ctl { C_NORMAL, C_BREAK, C_CONTINUE, C_RETURN, C_NEXT };
@@ -671,8 +672,12 @@ int64_t tr_eval_long(struct interp *I, struct node *n)
 		return v;
 	}
 	case N_ENTRY:
+		if (n->op)
+			return tr_dwvar_long(I, n);
 		return tr_eval_long(I, n->a);
 	case N_TARGET:
+		if (n->aux)
+			return tr_dwvar_long(I, n);
 		return tr_cvar_long(I, (int)n->num);
 	default:
 		eval_effect(I, n);
@@ -726,8 +731,12 @@ struct sref tr_eval_str(struct interp *I, struct node *n)
 		return tmp_ref(t);
 	}
 	case N_ENTRY:
+		if (n->op)
+			return tr_dwvar_str(I, n);
 		return tr_eval_str(I, n->a);
 	case N_TARGET:
+		if (n->aux)
+			return tr_dwvar_str(I, n);
 		return tr_cvar_str(I, (int)n->num);
 	default:
 		tr_rt_error(I, n->tok, "expected a string");
@@ -1018,6 +1027,37 @@ static void report_error(struct interp *I)
 	I->errors++;
 	if (I->errors > I->lim.maxerrors)
 		I->exit_requested = true;
+}
+
+struct tr_entry_frame *tr_interp_save_entry(struct interp *I,
+					    const struct tr_dprobe *dp)
+{
+	struct tr_entry_frame *volatile fr = tr_entry_frame_new(dp);
+	size_t i, nl = (size_t)dp->locals.n;
+	jmp_buf jb;
+
+	if (!fr)
+		return NULL;
+	I->cur = dp;
+	I->actions = 0;
+	I->depth = 0;
+	I->frame = 0;
+	I->frame_size = nl;
+	I->ntmp = 0;
+	I->recover = &jb;
+	for (i = 0; i < nl; i++) {
+		I->stack[i].l = 0;
+		maptap_script_buf_clear(&I->stack[i].s);
+	}
+	if (setjmp(jb)) {
+		report_error(I);
+		I->cur = NULL;
+		tr_entry_frame_free(fr);
+		return NULL;
+	}
+	tr_dwvar_save_entry(I, dp, fr);
+	I->cur = NULL;
+	return fr;
 }
 
 bool tr_interp_run_probe(struct interp *I, const struct tr_dprobe *dp)

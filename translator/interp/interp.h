@@ -50,6 +50,8 @@ struct maptap_event;
 struct maptap_module_event;
 struct maptap_syscall_stop;
 struct maptap_unwinder;
+struct tr_saved;
+struct maptap_tvar_cache;
 
 /* The traced processes as pass 5 sees them (-c / -x), and the context of
  * the probe handler that runs now.  Owned by the driver of the run
@@ -71,6 +73,18 @@ struct tr_target {
 	 * sample's */
 	const struct maptap_profile_sample *sample;
 	const struct maptap_uprobe_hit *up;	/* breakpoint probes */
+	/* a .return hit: the values saved at its entry (dwvars.h), or
+	 * NULL when its entry was not seen */
+	const struct tr_saved *entry;
+	size_t nentry;
+	/* an entry probe whose variables need the registers of its
+	 * function's entry (dwvars.h): those of this call, or NULL */
+	const struct user_regs_struct *entry_regs;
+	/* dwvars.c: target memory read at the current stop (its TVC_NS,
+	 * TVC_TID); made on the first read, freed with the target */
+	struct maptap_tvar_cache *tvc;
+	uint64_t tvc_ns;
+	pid_t tvc_tid;
 	/* execname() of a task that is gone (end, thread.end): the
 	 * process's name at its begin; NULL: read it from /proc. */
 	const char *comm;
@@ -138,6 +152,12 @@ void tr_interp_fini(struct interp *I);
 /* Run one probe handler: conditions, body, error reporting.  Returns
  * false when the handler ended in a runtime error. */
 bool tr_interp_run_probe(struct interp *I, const struct tr_dprobe *dp);
+
+/* The entry hit of the .return probe DP: its entry values (@entry, and
+ * target variables other than $return) in a new frame, or NULL after
+ * reporting a runtime error as a handler does (dwvars.h). */
+struct tr_entry_frame *tr_interp_save_entry(struct interp *I,
+					    const struct tr_dprobe *dp);
 
 /* Run the whole script: init and begin probes, timers until exit() or a
  * signal, then end (or error) probes and the dump of unread globals.

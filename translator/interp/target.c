@@ -28,14 +28,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <maptap/maptap.h>
 #include <maptap/report.h>
+#include <maptap/tvar.h>
 
 #include "driver.h"
+#include "dwvars.h"
 #include "interp.h"
 #include "profile.h"
 #include "target.h"
@@ -82,6 +85,23 @@ struct run {
 	bool failed;
 	bool signals_set;
 	struct sigaction saved[3];
+	/* the entry values of .return probes' calls in progress
+	 * (dwvars.h), oldest first */
+	struct tr_entry_frame **frames;
+	size_t nframes, frames_cap;
+	/* the registers at the entries of calls in progress, for entry
+	 * probes that read entry values (dwvars.h), oldest first */
+	struct entry_regs *eregs;
+	size_t neregs, eregs_cap;
+};
+
+/* A thread's registers at the entry of a call of probe DPI's function,
+ * and that call's CFA (rsp + 8 there: above the return address). */
+struct entry_regs {
+	pid_t tid;
+	int dpi;
+	uint64_t cfa;
+	struct user_regs_struct regs;
 };
 
 static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
@@ -388,6 +408,9 @@ static void clear_ctx(struct run *r)
 	r->pub.sc = NULL;
 	r->pub.sample = NULL;
 	r->pub.up = NULL;
+	r->pub.entry = NULL;
+	r->pub.nentry = 0;
+	r->pub.entry_regs = NULL;
 	r->pub.comm = NULL;
 }
 
@@ -652,6 +675,21 @@ static void place_uprobes(struct run *r, const struct maptap_event *ev,
 		else
 			rc = maptap_uprobe_insert(r->pub.sess, ev->pid, addr,
 						  i, dp->is_return);
+		/* an entry probe reading entry values away from the entry
+		 * hears its function's entry, under an id of its own */
+		if (!rc && !dp->up_ifunc && !dp->is_return &&
+		    dp->up_entry_regs)
+			rc = maptap_uprobe_insert(r->pub.sess, ev->pid,
+						  addr - dp->up_vaddr +
+						  dp->up_fentry,
+						  i + r->uprobes.n, false);
+		/* a .return probe reading entry values hears its calls
+		 * past the prologue (dwvars.h) */
+		if (!rc && !dp->up_ifunc && dp->is_return &&
+		    dp->up_entry.n)
+			rc = maptap_uprobe_insert(r->pub.sess, ev->pid,
+						  addr - dp->up_vaddr +
+						  dp->up_body, i, false);
 		if (rc)
 			fprintf(r->I->s->err,
 				"WARNING: pid %d: cannot place %s at 0x%llx: %s\n",
@@ -660,12 +698,142 @@ static void place_uprobes(struct run *r, const struct maptap_event *ev,
 	}
 }
 
+/* The frames of .return probes' entry values: pushed at the entry hit,
+ * taken at the matching return (the same thread and probe, rsp after the
+ * return equal to the call's CFA).  A frame whose CFA is at or below a
+ * new entry's of that thread is stale (longjmp, an exception, a return
+ * not seen), as maptap/uprobe.h's shadow stack drops them; at most
+ * MAX_FRAMES are kept. */
+#define MAX_FRAMES 4096
+
+static void frame_drop(struct run *r, size_t i)
+{
+	tr_entry_frame_free(r->frames[i]);
+	memmove(&r->frames[i], &r->frames[i + 1],
+		(r->nframes - i - 1) * sizeof(*r->frames));
+	r->nframes--;
+}
+
+static void entry_save(struct run *r, const struct tr_dprobe *dp,
+		       const struct maptap_uprobe_hit *h)
+{
+	struct tr_entry_frame *fr;
+	size_t i;
+
+	if (r->nframes == MAX_FRAMES)
+		frame_drop(r, 0);
+	if (r->nframes == r->frames_cap) {
+		size_t cap = r->frames_cap ? 2 * r->frames_cap : 16;
+		struct tr_entry_frame **v = realloc(r->frames,
+						    cap * sizeof(*v));
+
+		if (!v)
+			return;
+		r->frames = v;
+		r->frames_cap = cap;
+	}
+	fr = tr_interp_save_entry(r->I, dp);
+	if (!fr)
+		return;
+	fr->tid = h->tid;
+	fr->sp = (uint64_t)fr->v[0].l;
+	fr->id = h->id;
+	for (i = r->nframes; i-- > 0;)
+		if (r->frames[i]->tid == h->tid && r->frames[i]->sp <= fr->sp)
+			frame_drop(r, i);
+	r->frames[r->nframes++] = fr;
+}
+
+/* The frame of return hit H, taken off the list (the caller frees it),
+ * or NULL when its entry was not seen. */
+static struct tr_entry_frame *entry_find(struct run *r,
+					 const struct maptap_uprobe_hit *h)
+{
+	uint64_t sp = h->regs->rsp;	/* the CFA of the call */
+	struct tr_entry_frame *fr;
+	size_t i;
+
+	for (i = r->nframes; i-- > 0;) {
+		fr = r->frames[i];
+		if (fr->tid != h->tid || fr->id != h->id || fr->sp != sp)
+			continue;
+		memmove(&r->frames[i], &r->frames[i + 1],
+			(r->nframes - i - 1) * sizeof(*r->frames));
+		r->nframes--;
+		return fr;
+	}
+	return NULL;
+}
+
+/* The entry hit of probe DPI's function: keep the registers.  Older
+ * ones of the thread at or below this CFA are stale (calls that
+ * returned); at most MAX_FRAMES are kept. */
+static void eregs_save(struct run *r, int dpi,
+		       const struct maptap_uprobe_hit *h)
+{
+	uint64_t cfa = h->regs->rsp + 8;
+	size_t i, k = 0;
+
+	for (i = 0; i < r->neregs; i++)
+		if (r->eregs[i].tid != h->tid || r->eregs[i].dpi != dpi ||
+		    r->eregs[i].cfa > cfa)
+			r->eregs[k++] = r->eregs[i];
+	r->neregs = k;
+	if (r->neregs == MAX_FRAMES) {
+		memmove(r->eregs, r->eregs + 1,
+			(r->neregs - 1) * sizeof(*r->eregs));
+		r->neregs--;
+	}
+	if (r->neregs == r->eregs_cap) {
+		size_t cap = r->eregs_cap ? 2 * r->eregs_cap : 16;
+		struct entry_regs *v = realloc(r->eregs, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		r->eregs = v;
+		r->eregs_cap = cap;
+	}
+	r->eregs[r->neregs].tid = h->tid;
+	r->eregs[r->neregs].dpi = dpi;
+	r->eregs[r->neregs].cfa = cfa;
+	r->eregs[r->neregs++].regs = *h->regs;
+}
+
+/* The registers at the entry of the call hit H is in (probe DPI): the
+ * newest of the thread whose CFA is the hit's, or NULL. */
+static const struct user_regs_struct *eregs_find(struct run *r, int dpi,
+						 const struct tr_dprobe *dp,
+						 const struct maptap_uprobe_hit *h)
+{
+	struct maptap_tvar_frame f = { 0 };
+	int64_t cfa;
+	size_t i;
+
+	f.pid = h->pid;
+	f.regs = h->regs;
+	f.read = maptap_read_user;
+	f.bias = h->addr - dp->up_vaddr;
+	if (maptap_tvar_read_long(dp->up_cfa, &f, &cfa))
+		return NULL;
+	for (i = r->neregs; i-- > 0;)
+		if (r->eregs[i].tid == h->tid && r->eregs[i].dpi == dpi &&
+		    r->eregs[i].cfa == (uint64_t)cfa)
+			return &r->eregs[i].regs;
+	return NULL;
+}
+
 static int on_uprobe(const struct maptap_uprobe_hit *h, void *arg)
 {
 	struct run *r = arg;
+	struct tr_entry_frame *fr = NULL;
 	const struct tr_dprobe *dp;
 	struct proc *p;
 
+	if (h->id >= r->uprobes.n && h->id < 2 * r->uprobes.n &&
+	    !h->is_return) {
+		eregs_save(r, h->id - r->uprobes.n, h);	/* hidden entry */
+		return 0;
+	}
 	if (h->id < 0 || h->id >= r->uprobes.n || r->I->exit_requested)
 		return 0;
 	dp = r->uprobes.v[h->id];
@@ -677,7 +845,21 @@ static int on_uprobe(const struct maptap_uprobe_hit *h, void *arg)
 	clear_ctx(r);
 	r->pub.up = h;
 	set_ctx(r, h->pid, h->tid, true);
+	if (dp->is_return && !h->is_return) {
+		entry_save(r, dp, h);
+		clear_ctx(r);
+		return 0;
+	}
+	if (dp->is_return && dp->up_entry.n)
+		fr = entry_find(r, h);
+	if (fr) {
+		r->pub.entry = fr->v;
+		r->pub.nentry = fr->n;
+	}
+	if (dp->up_entry_regs)
+		r->pub.entry_regs = eregs_find(r, h->id, dp, h);
 	tr_interp_run_probe(r->I, dp);
+	tr_entry_frame_free(fr);
 	output(r->I, false);
 	after_handler(r);
 	clear_ctx(r);
@@ -1138,6 +1320,7 @@ int tr_target_close(struct interp *I)
 	maptap_session_free(r->pub.sess);
 	maptap_unwinder_free(r->pub.unw);
 	tr_stack_cache_free(r->pub.stk);
+	free(r->pub.tvc);
 	maptap_modules_free(r->pub.mods);
 	for (i = 0; i < N_EVBITS; i++)
 		free(r->by_event[i].v);
@@ -1146,6 +1329,10 @@ int tr_target_close(struct interp *I)
 	free(r->syscalls.v);
 	free(r->perf.v);
 	free(r->uprobes.v);
+	while (r->nframes)
+		frame_drop(r, r->nframes - 1);
+	free(r->frames);
+	free(r->eregs);
 	while (r->nprocs)
 		free(r->procs[--r->nprocs].exe);
 	free(r->procs);
