@@ -28,6 +28,7 @@
 #include "cvars.h"
 #include "driver.h"
 #include "elab_int.h"
+#include "sdt_points.h"
 #include "tapset_index.h"
 
 struct scope {
@@ -1116,6 +1117,15 @@ static void match_functions(struct up_ctx *u, const char *spec, int at)
 
 static bool has_glob(const char *name);
 
+static void up_mark(void *arg, const char *name, uint64_t pc,
+		    const struct tr_sdt *m)
+{
+	struct tr_dprobe *dp = push_uprobe(arg, name, pc);
+
+	dp->up_func = "";
+	dp->sdt = m;
+}
+
 static int up_plt(const char *name, uint64_t vaddr, uint64_t size,
 		  void *arg)
 {
@@ -1162,6 +1172,8 @@ static void match_in_module(struct up_ctx *u, int at)
 		match_functions(u, c->arg->str, at + 1);
 		return;
 	}
+	if (tr_sdt_match(e->s, pp, at, u->module, u->qual, up_mark, u))
+		return;
 	if (!strcmp(c->name, "plt") && (!c->arg || c->arg->kind == N_STR)) {
 		for (u->ret = false; ; u->ret = true) {
 			if (tail_matches(pp, at + 1, ret, u->ret))

@@ -41,6 +41,8 @@ enum tr_proc_point {
 #define TR_EV_MODULE_UNLOAD (1u << (MAPTAP_EV_KIND_COUNT + 1))
 #define TR_EV_ALL ((1u << (MAPTAP_EV_KIND_COUNT + 2)) - 1)
 
+struct tr_sdt;
+
 /* One probe handler after elaboration: a concrete probe point with the
  * alias prologues/epilogues folded into its own copy of the body. */
 struct tr_dprobe {
@@ -79,6 +81,7 @@ struct tr_dprobe {
 	bool up_abs;
 	const char *up_func;		/* probefunc(): the symbol, or "" */
 	bool up_plt;			/* a PLT entry: $$name is UP_FUNC */
+	const struct tr_sdt *sdt;	/* an SDT marker (sdt_points.h) */
 };
 
 /* True for the probe kinds that need a traced process (-c / -x). */

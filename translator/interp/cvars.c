@@ -21,6 +21,7 @@
 
 #include "cvars.h"
 #include "interp.h"
+#include "sdt_vars.h"
 
 enum cvar {
 	/* system calls */
@@ -115,6 +116,8 @@ int tr_cvar_lookup(const struct tr_dprobe *dp, const char *name,
 		       "support target symbols";
 		return -1;
 	}
+	if (dp->kind == PK_UPROBE && dp->sdt)
+		return tr_sdt_cvar_lookup(dp, name, type, why);
 	if (dp->kind == PK_UPROBE) {
 		/* $return from rax (x86-64 SysV ABI); DWARF variables are
 		 * not read yet (docs/probes.md).  A PLT probe's $$name is
@@ -235,6 +238,8 @@ static int64_t event_long(const struct tr_target *t, int id)
 
 int64_t tr_cvar_long(struct interp *I, int id)
 {
+	if (id >= TR_SDT_CVAR_BASE)
+		return tr_sdt_cvar_long(I, id);
 	if (id <= CV_SC_RETURN)
 		return syscall_long(I->tgt->sc, id);
 	if (id == CV_UP_RETURN)
@@ -340,6 +345,8 @@ struct sref tr_cvar_str(struct interp *I, int id)
 			maptap_script_buf_printf(b, "%sarg%d=0x%" PRIx64,
 						 i ? " " : "", i + 1,
 						 sc->args[i]);
+	} else if (id >= TR_SDT_CVAR_BASE) {
+		tr_sdt_cvar_str(I, id, b);
 	} else if (id == CV_UP_NAME) {
 		maptap_script_buf_adds(b, I->cur && I->cur->up_func ?
 				       I->cur->up_func : "");
