@@ -1668,7 +1668,8 @@ static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
 
 /* Expand the script's probe point PP through ALIAS. */
 static void expand_alias(struct elab *e, const struct tr_probe_point *pp,
-			 struct tr_probe *alias, struct ptr_vec *out)
+			 struct tr_probe *alias,
+			 const struct tr_probe_point *name, struct ptr_vec *out)
 {
 	struct ptr_vec targets = { 0 };
 	int i, k;
@@ -1680,6 +1681,7 @@ static void expand_alias(struct elab *e, const struct tr_probe_point *pp,
 		struct tr_dprobe *dp = targets.v[k];
 
 		dp->origin = pp_name(e->s, pp);
+		dp->alias = pp_name(e->s, name);
 		dp->tok = pp->tok;
 		struct node *b = clone(e->s, alias->body);
 
@@ -1778,7 +1780,8 @@ static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
 
 			for (j = 0; j < a->alias_names.n; j++)
 				if (alias_name_matches(pp, a->alias_names.v[j]))
-					expand_alias(e, pp, a, out);
+					expand_alias(e, pp, a,
+						     a->alias_names.v[j], out);
 		}
 	}
 	if (out->n == before && (dp = match_builtin(e, pp))) {
@@ -1874,7 +1877,7 @@ static void check_target(struct elab *e)
 	const struct driver_opts *o = e->s->opts;
 	int i;
 
-	if (o && (o->target_cmd || o->target_pid))
+	if (o && (o->target_cmd || o->target_pid || o->listing))
 		return;
 	for (i = 0; i < e->out->probes.n; i++) {
 		const struct tr_dprobe *dp = e->out->probes.v[i];
@@ -1913,7 +1916,8 @@ int tr_elaborate(struct tr_session *s, struct tr_file *script)
 		add_probe(&e, script->probes.v[i]);
 	for (i = 0; i < e.func_queue.n; i++)
 		resolve_function(&e, e.func_queue.v[i]);
-	if (e.out->probes.n == 0 && s->sema_errors == before)
+	if (e.out->probes.n == 0 && s->sema_errors == before &&
+	    !(s->opts && s->opts->listing))
 		tr_sema_error(s, NULL, "no probes found");
 	check_target(&e);
 	if (s->sema_errors == before)

@@ -53,6 +53,9 @@ struct tr_dprobe {
 	bool oneshot;			/* exit() after the handler */
 	const char *name;		/* "timer.ms(100)": what pp() says */
 	const char *origin;		/* the script's probe point (alias) */
+	const char *alias;		/* the outermost alias it came from,
+					 * by its own name ("syscall.mmap2"
+					 * for "syscall.mm*"); NULL: none */
 	struct node *cond;		/* probe point conditions, or NULL */
 	struct node *body;
 	struct node *prologue, *epilogue;	/* from aliases, pass 2 only */

@@ -11,7 +11,8 @@
 
 struct sdt_ctx {
 	struct tr_session *s;
-	const char *qual;		/* process("..")[.provider("..")] */
+	const char *qual;		/* process("..") */
+	bool provider;			/* .provider(..) was given */
 	tr_sdt_push_fn push;
 	void *ctx;
 };
@@ -29,8 +30,13 @@ static int one_note(const struct maptap_sdt_note *n, void *arg)
 	m->nargs = n->nargs;
 	m->bad = n->bad;
 	memcpy(m->arg, n->arg, sizeof(m->arg));
-	c->push(c->ctx, arena_printf(a, "%s.mark(\"%s\")", c->qual, n->name),
-		n->pc, m);
+	if (c->provider)
+		c->push(c->ctx, arena_printf(a, "%s.provider(\"%s\").mark("
+				"\"%s\")", c->qual, n->provider, n->name),
+			n->pc, m);
+	else
+		c->push(c->ctx, arena_printf(a, "%s.mark(\"%s\")", c->qual,
+					     n->name), n->pc, m);
 	return 0;
 }
 
@@ -53,14 +59,11 @@ bool tr_sdt_match(struct tr_session *s, const struct tr_probe_point *pp,
 {
 	const struct tr_component *prov = str_comp(pp, at, "provider");
 	const struct tr_component *mark;
-	struct sdt_ctx c = { s, qual, push, ctx };
+	struct sdt_ctx c = { s, qual, prov != NULL, push, ctx };
 
 	mark = str_comp(pp, prov ? at + 1 : at, "mark");
 	if (!mark || pp->comps.n != (prov ? at + 2 : at + 1))
 		return false;
-	if (prov)
-		c.qual = arena_printf(&s->arena, "%s.provider(\"%s\")", qual,
-				      prov->arg->str);
 	maptap_sdt_notes(module, prov ? prov->arg->str : NULL,
 			 mark->arg->str, one_note, &c);
 	return true;

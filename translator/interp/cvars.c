@@ -358,3 +358,31 @@ struct sref tr_cvar_str(struct interp *I, int id)
 	r.len = b->len;
 	return r;
 }
+
+/* ---- listing (-L) ---- */
+
+void tr_cvar_foreach(const struct tr_dprobe *dp,
+		     void (*fn)(const char *name, enum tr_type type,
+				void *arg),
+		     void *arg)
+{
+	static const struct cvar_def uprobe_vars[] = {
+		{ "$return", CV_UP_RETURN, TY_LONG },
+		{ "$$name", CV_UP_NAME, TY_STRING },
+	};
+	const struct cvar_def *v = uprobe_vars;
+	size_t n = N_OF(uprobe_vars), i;
+	const char *why;
+	enum tr_type t;
+
+	if (dp->kind == PK_SYSCALL) {
+		v = syscall_vars;
+		n = N_OF(syscall_vars);
+	} else if (dp->kind == PK_EVENT) {
+		v = event_vars;
+		n = N_OF(event_vars);
+	}
+	for (i = 0; i < n; i++)
+		if (tr_cvar_lookup(dp, v[i].name, &t, &why) >= 0)
+			fn(v[i].name, t, arg);
+}
