@@ -108,6 +108,26 @@ else:
     t.eq(out, sorted('process("%s").mark("%s")' % (PY, n)
                      for n, _ in notes(PY)), "-l python3.11's markers")
 
+# probe-point groups with arguments (stap's brace groups)
+rc, out, err = lst("-l", 'process("%s").{function("fire"), '
+                   'function("main").return, {mark("tri*"), '
+                   'provider("sdtt").mark("small")}}' % exe)
+t.eq([re.sub(r"@[^\"]*", "", l) for l in out],
+     sorted('process("%s").%s' % (exe, x) for x in (
+         'function("fire")', 'function("main").return',
+         'mark("triple")', 'provider("sdtt").mark("small")')),
+     "-l with a nested group of components with arguments: four points")
+r = subprocess.run([t.MAPTAP, "-e", '''
+global n
+probe process("%s").{function("fire"), mark("constant")},
+      {kernel, process("%s")}.function("nosuch") ? { n[pp()]++ }
+probe end { foreach (p in n) printf("%%d\\n", n[p]) }''' % (exe, exe),
+                    "-c", exe + " 3"], stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE, text=True, timeout=300)
+t.eq((r.returncode, r.stdout.split()[-2:]), (0, ["3", "3"]),
+     "a group in a running script: fire() and the marker 3 times each, "
+     "{kernel,process(..)}.function(\"nosuch\") ? dropped")
+
 # nothing matched, bad input
 for pp in ('process("%s").mark("nosuch")' % exe, "nosuch.point",
            'process("/nonexistent").function("*")'):
