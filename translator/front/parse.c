@@ -723,6 +723,24 @@ static struct node *parse_foreach(struct parser *p, const struct token *kw)
 		fe->array = parse_at_op(p);
 	else
 		fe->array = parse_array_ref(p);
+	if (peek(p, 0)->type == TOK_IDENT && peek(p, 0)->text[0] == '@') {
+		/* @count, @sum, @min, @max, @avg, in the order of enum
+		 * maptap_script_stat_op */
+		static const char *const ops[] = {
+			"@count", "@sum", "@min", "@max", "@avg",
+		};
+		const struct token *t = peek(p, 0);
+		int i;
+
+		for (i = 0; i < 5 && strcmp(t->text, ops[i]); i++)
+			;
+		if (i == 5)
+			fail(p, t, "expected @count, @sum, @min, @max or @avg "
+			     "to sort by");
+		next(p);
+		fe->sort_aggr = i + 1;
+		fe->sort_aggr_tok = t;
+	}
 	if (tok_op(peek(p, 0), "+") || tok_op(peek(p, 0), "-")) {
 		if (sort_tok)
 			fail(p, peek(p, 0), "multiple sort directives");
@@ -730,6 +748,10 @@ static struct node *parse_foreach(struct parser *p, const struct token *kw)
 		fe->sort_col = -1;
 		fe->sort_dir = sort_tok->text[0] == '+' ? 1 : -1;
 	}
+	if (fe->sort_aggr && fe->sort_col != -1)
+		fail(p, fe->sort_aggr_tok, "an aggregate sort (%s) needs '+' "
+		     "or '-' after it (or on the value)",
+		     fe->sort_aggr_tok->text);
 	if (accept_op(p, "["))
 		parse_args(p, &fe->slice, "]", true);
 	if (tok_kw(peek(p, 0), "limit")) {
