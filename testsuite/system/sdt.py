@@ -21,6 +21,7 @@ target itself says it passed:
      the type_info of the thrown type.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -208,6 +209,21 @@ probe end { printf("entries %%d\\n", e > 0) }
     t.eq(out.splitlines()[-1], "entries 1", "python3.11: function__entry "
          "fires with readable strings (CPython 3.11 fires it only for "
          "some frames, python/cpython#98894)")
+
+    # a call trace in the shape of stap's python examples: thread_indent()
+    r, out = run('''
+probe process("%(py)s").mark("function__return") {
+	if (user_string($arg1) == "%(s)s")
+		printf("%%s <= %%s in %%s:%%d\\n", thread_indent(-1),
+		       user_string($arg2), user_string($arg1), $arg3)
+}
+''' % {"py": PY, "s": script}, "%s %s" % (PY, script))
+    pat = re.compile(r"^ *\d+ python3\.11\(\d+\): *<= (\S+) in %s:\d+$"
+                     % re.escape(script))
+    got = [pat.match(l) for l in out.splitlines()]
+    t.ok(all(got) and [m.group(1) for m in got][:-1] == prof,
+         "python3.11: a thread_indent() call trace, one line per return "
+         "(%s)" % (out.splitlines()[:1],))
 
 # 5. libstdc++'s throw marker
 cxx = shutil.which("g++") or shutil.which("c++")
