@@ -163,6 +163,27 @@ t.eq((after[0], status, any(l.startswith("guarded") for l in after)),
      ("sema 0", 0, False), "-x: after exit() the semaphore is 0 again, "
      "the marker does not run, the target ends well")
 
+# a library with markers dlopen'ed after start: its semaphore set when ld.so
+# maps its data segment
+lib = os.path.join(t.tmpdir(), "libsdt_marks.so")
+r = subprocess.run(t.CC + ["-O2", "-g", "-shared", "-fPIC", "-DSDT_LIB",
+                           "-DWITH_SEMA", "-o", lib,
+                           os.path.join(t.TARGETS, "sdt_marks.c")],
+                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                   text=True)
+t.diag(r.stdout) if r.returncode else None
+r, out = run('global g\n'
+             'probe process("%s").mark("guarded") { g++ }\n'
+             'probe process("%s").library("%s").mark("triple") { g += 100 }\n'
+             'probe end { printf("%%d\\n", g) }' % (lib, SEMA, lib),
+             "%s dlopen %s 4" % (SEMA, lib))
+t.eq((r.stdout.splitlines()[-1:], out.split()), (["sema 1"], ["404"]),
+     "dlopen: the library's semaphore set when it is mapped, its markers "
+     "hit (also through .library(..))")
+code, plain = t.untraced([SEMA, "dlopen", lib, "2"])
+t.eq(plain.decode().splitlines()[-1:], ["sema 0"],
+     "dlopen untraced: the semaphore is 0")
+
 # 4. python3.11
 PY = "/usr/bin/python3.11"
 probe_list = subprocess.run(["readelf", "-n", PY], stdout=subprocess.PIPE,

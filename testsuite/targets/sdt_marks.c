@@ -10,12 +10,15 @@
  *   sdt_marks N        fire the markers N times, then print "sema V"
  *   sdt_marks fork N   the same in a forked child (the parent waits)
  *   sdt_marks exec N   fire them N times, then exec "sdt_marks N"
+ *   sdt_marks dlopen LIB N   the same, from LIB: this file built with
+ *                      -DSDT_LIB -shared, dlopen'ed (sdt_lib_fire())
  *   sdt_marks wait     print "ready PID", then for each line read on
  *                      stdin print "sema V" and fire the markers once
  */
 #ifdef WITH_SEMA
 #define _SDT_HAS_SEMAPHORES 1
 #endif
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +72,18 @@ __attribute__((noinline)) static void fire(int i)
 	(void)p.a;
 }
 
+#ifdef SDT_LIB
+/* The library's whole interface: fire the markers N times, then print
+ * the guard's semaphore. */
+void sdt_lib_fire(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		fire(i);
+	printf("sema %d\n", SEMA());
+}
+#else
 int main(int argc, char **argv)
 {
 	char line[64];
@@ -91,6 +106,17 @@ int main(int argc, char **argv)
 		if (pid > 0)
 			return waitpid(pid, &i, 0) == pid && i == 0 ? 0 : 1;
 		argv++;
+	} else if (argc > 3 && !strcmp(argv[1], "dlopen")) {
+		void *h = dlopen(argv[2], RTLD_NOW);
+		void (*f)(int) = h ? (void (*)(int))dlsym(h, "sdt_lib_fire") :
+				 NULL;
+
+		if (!f) {
+			fprintf(stderr, "sdt_marks: %s\n", dlerror());
+			return 1;
+		}
+		f(atoi(argv[3]));
+		return 0;
 	} else if (argc > 2 && !strcmp(argv[1], "exec")) {
 		n = atoi(argv[2]);
 		for (i = 0; i < n; i++)
@@ -105,3 +131,4 @@ int main(int argc, char **argv)
 	printf("sema %d\n", SEMA());
 	return 0;
 }
+#endif
