@@ -63,7 +63,7 @@ struct maptap_sdt_arg {
 				 * index into rax, rbx, rcx, rdx, rsi, rdi, rbp,
 				 * rsp, r8..r15, rip (0..16); -1: none */
 	int reg_bits;		/* REG: its width, 8, 16, 32 or 64 */
-	int reg_shift;		/* REG: 8 for %ah, %bh, %ch, %dh; else 0 */
+	int reg_shift;		/* REG: 8 for %ah %bh %ch %dh; else 0 */
 	int index;		/* MEM: the index register (as REG), or -1 */
 	int scale;		/* MEM: 1, 2, 4 or 8 */
 	int64_t disp;		/* MEM: displacement; IMM: the value */

@@ -111,8 +111,9 @@ int maptap_uprobe_insert(struct maptap_session *s, pid_t pid, uint64_t addr,
 			 int id, bool is_return);
 
 /* Forget the breakpoints of PID's address space in [LO, HI) without
- * writing memory: for a module's unload, when that text is gone.
- * Returns the number forgotten, or -ESRCH. */
+ * writing memory: for a module's unload, when that text is gone; the
+ * semaphore counts of maptap/sdt.h in the range go too (their memory is
+ * gone, or mapped afresh).  Returns the number forgotten, or -ESRCH. */
 int maptap_uprobe_forget(struct maptap_session *s, pid_t pid, uint64_t lo,
 			 uint64_t hi);
 

@@ -185,7 +185,7 @@ static int parse_arg(const char *text, struct maptap_sdt_arg *a,
 		if (parse_mem(&p, a))
 			return -EINVAL;
 		if (a->reg >= 0 && a->reg != 16)
-			return -EINVAL;	/* SYMBOL(%reg): not an address */
+			return -EINVAL;	/* SYMBOL(%reg): no address */
 		a->reg = -1;
 		a->disp = (int64_t)vaddr + off;
 		a->rel_bias = true;

@@ -3,9 +3,9 @@
  *
  * Built with -DWITH_SEMA, every marker has a semaphore
  * (_SDT_HAS_SEMAPHORES), and sdtt:guarded runs only while a tracer has
- * set its semaphore; without, it always runs.  For every marker it fires, the program prints the
- * line a probe printing its arguments should print ("triple -5 0 zero"),
- * so a test compares the two.
+ * set its semaphore; without, it always runs.  For every marker it
+ * fires, the program prints the line a probe printing its arguments
+ * should print ("triple -5 -5 zero"), so a test compares the two.
  *
  *   sdt_marks N        fire the markers N times, then print "sema V"
  *   sdt_marks fork N   the same in a forked child (the parent waits)

@@ -69,7 +69,8 @@ int main(void)
 		   "-8@(%rbp,%rdx): scale 1");
 	tap_int_eq(value("%rdi"), -2, "no SIZE@: 8 bytes");
 	regs.rbp = 8;	/* unmapped */
-	tap_int_eq(value("8@-8(%rbp)"), INT64_MIN, "unreadable memory: -EFAULT");
+	tap_int_eq(value("8@-8(%rbp)"), INT64_MIN,
+		   "unreadable memory: -EFAULT");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		tap_ok(maptap_sdt_parse_arg(bad[i], &a) != 0,
 		       "refused: %s", bad[i]);
