@@ -90,6 +90,33 @@ t.ok(rc == 0 and out and all(l.startswith('process("/usr/bin/ls")'
                                           '.function("') for l in out),
      "-l 'process(\"/bin/ls\").function(\"*\")': %d functions" % len(out))
 
+# -L of functions: the parameters from DWARF, spelled as stap -L does
+src = os.path.join(t.tmpdir(), "params.c")
+with open(src, "w") as f:
+    f.write("struct foo { int a; };\n"
+            "typedef unsigned long sz_t;\n"
+            "int f(int a, const char *s, struct foo *p, sz_t n, char **v,\n"
+            "      double d, volatile int *q)\n"
+            "{ return a + (int)n + !s + !p + !v + (int)d + !q; }\n"
+            "int main(int argc, char **argv)\n"
+            "{ return f(argc, \"x\", 0, 3, argv, 1.0, 0); }\n")
+pexe = os.path.join(t.tmpdir(), "params")
+subprocess.run(t.CC + ["-O0", "-g", "-o", pexe, src], check=True)
+rc, out, err = lst("-L", 'process("%s").function("f").{call,return}' % pexe)
+t.eq([l.split(" ", 1)[-1] for l in out],
+     ["$a:int $s:char const* $p:struct foo* $n:sz_t $v:char** $d:double "
+      "$q:int volatile*", "$return:long"],
+     "-L .call: the parameters with their C types; .return: $return")
+rc, out, err = lst("-L", 'process("%s").function("main")' % pexe)
+t.ok(len(out) == 1 and out[0].endswith(" $argc:int $argv:char**"),
+     "-L main: $argc:int $argv:char** (%s)" % out)
+subprocess.run(t.CC + ["-O0", "-rdynamic", "-o", pexe + ".s", src],
+               check=True)
+subprocess.run(["strip", pexe + ".s"], check=True)
+rc, out, err = lst("-L", 'process("%s.s").function("f")' % pexe)
+t.eq(out, ['process("%s.s").function("f")' % pexe],
+     "-L of a function of .dynsym, no DWARF: the point alone")
+
 # markers
 want = sorted('process("%s").mark("%s")' % (exe, n) for n, _ in notes(exe))
 rc, out, err = lst("-l", 'process("%s").mark("*")' % exe)

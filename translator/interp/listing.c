@@ -5,13 +5,16 @@
  * else the point itself (process("/usr/bin/ls").function("main@ls.c:12"))
  * -- and with -L its variables: the locals of the alias prologue, then
  * the target variables, each NAME:TYPE.  Which target variables a probe
- * has comes from one callback per probe kind (VARS_OF below), so a kind
- * that learns new variables (DWARF ones for .function) adds them there.
+ * has comes from one callback per probe kind (vars_of() below), so a
+ * kind that learns new variables adds them there; a function's entry
+ * lists its DWARF parameters (maptap_uprobe_dwarf_params()).
  */
 #include <config.h>
 
 #include <stdlib.h>
 #include <string.h>
+
+#include <maptap/uprobe.h>
 
 #include "arena.h"
 #include "cvars.h"
@@ -32,6 +35,15 @@ static void add_var(const char *name, enum tr_type type, void *arg)
 			       tr_type_name(type));
 }
 
+static int add_param(const char *name, const char *type, void *arg)
+{
+	struct line_buf *b = arg;
+
+	b->text = arena_printf(&b->s->arena, "%s $%s:%s", b->text, name,
+			       type);
+	return 0;
+}
+
 /* The target variables of DP, by kind. */
 static void vars_of(struct tr_session *s, const struct tr_dprobe *dp,
 		    struct line_buf *b)
@@ -47,9 +59,13 @@ static void vars_of(struct tr_session *s, const struct tr_dprobe *dp,
 						       b->text, sdt);
 			return;
 		}
-		/* .function/.plt/.statement: $return, $$name; DWARF
-		 * variables are not read yet */
+		/* .function/.plt/.statement: $return, $$name; and a
+		 * function entry's parameters from DWARF */
 		tr_cvar_foreach(dp, add_var, b);
+		if (!dp->up_abs && !dp->up_plt && !dp->is_return &&
+		    dp->up_func && *dp->up_func)
+			maptap_uprobe_dwarf_params(dp->up_module, dp->up_vaddr,
+						   add_param, b);
 		return;
 	case PK_SYSCALL:
 	case PK_EVENT:
