@@ -115,6 +115,12 @@ struct maptap_session_opts {
 	 * models and module layer already show its effect.  In launch mode
 	 * the seccomp filter is widened to stop on exactly these calls as
 	 * well; a call outside the set costs nothing more than before.
+	 * A launched command's calls before its first exec are the
+	 * caller's code (the child's set-up), not reported, but for the
+	 * exec itself (execve, execveat: the command's own, with the failed
+	 * tries of execvp's PATH search before it), whose entry comes
+	 * before on_ready's MAPTAP_READY_LAUNCH and whose return after, as
+	 * stap's syscall.execve sees it.
 	 * NULL ON_SYSCALL: no system-call stops beyond the mapping calls. */
 	maptap_syscall_fn on_syscall;
 	uint64_t syscalls[MAPTAP_SYSCALL_SET_WORDS];

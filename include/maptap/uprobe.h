@@ -127,8 +127,9 @@ int maptap_uprobe_insert_ifunc(struct maptap_session *s, pid_t pid,
 			       uint64_t bias, int id, bool is_return);
 
 /* Forget the breakpoints of PID's address space in [LO, HI) without
- * writing memory: for a module's unload, when that text is gone.
- * Returns the number forgotten, or -ESRCH. */
+ * writing memory: for a module's unload, when that text is gone; the
+ * semaphore counts of maptap/sdt.h in the range go too (their memory is
+ * gone, or mapped afresh).  Returns the number forgotten, or -ESRCH. */
 int maptap_uprobe_forget(struct maptap_session *s, pid_t pid, uint64_t lo,
 			 uint64_t hi);
 
@@ -249,6 +250,19 @@ int maptap_uprobe_dwarf_lines(const char *path, const char *file_glob,
 			      int (*fn)(uint64_t vaddr, const char *file,
 					int line, void *arg),
 			      void *arg);
+
+/* Calls FN(NAME, TYPE, ARG) for each formal parameter of the function
+ * (or inlined instance) whose code holds ELF address VADDR of the file
+ * PATH, in order, from its DWARF (in the file or a separate debug file
+ * libdwfl finds); TYPE is spelled as stap -L does ("int", "char*",
+ * "struct foo const*").  For listing probe points: nothing is read from
+ * a process.  Returns the number of calls, FN's non-zero value, or
+ * -errno: -ENODATA when no DWARF function holds VADDR, -ENOENT when PATH
+ * cannot be opened, -ENOMEM. */
+int maptap_uprobe_dwarf_params(const char *path, uint64_t vaddr,
+			       int (*fn)(const char *name, const char *type,
+					 void *arg),
+			       void *arg);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -122,10 +122,24 @@ static void hook_call(struct maptap_session *s, struct mt_thread *t,
 		mt_callback_stop(s, rc, "on_syscall");
 }
 
+/* An exec of the launched command before its program runs: its own
+ * execve (and execvp's tries of the PATH before it), which stap's
+ * syscall probes see; its other calls then are maptap's code. */
+static bool launch_exec(const struct maptap_session *s,
+			const struct mt_thread *t, int nr)
+{
+	const struct maptap_syscall *sc;
+
+	if (t->proc->pid != s->launched_pid)
+		return false;
+	sc = maptap_syscall_lookup(maptap_syscall_native_arch(), nr);
+	return sc && sc->cls == MAPTAP_SC_EXEC;
+}
+
 /* An entry stop (seccomp or syscall-entry): report it when on_syscall
  * wants the call, and remember it so its exit is reported too.  Calls
- * of a launched command before its exec are maptap's own (execvp's
- * search): not reported. */
+ * of a launched command before its exec are maptap's own but for the
+ * exec itself (launch_exec()): not reported. */
 static void hook_entry(struct maptap_session *s, struct mt_thread *t,
 		       const struct __ptrace_syscall_info *info)
 {
@@ -135,7 +149,8 @@ static void hook_entry(struct maptap_session *s, struct mt_thread *t,
 	t->hooked = false;
 	memset(&st, 0, sizeof(st));
 	st.nr = (int)(seccomp ? info->seccomp.nr : info->entry.nr);
-	if (info->arch != maptap_syscall_native_arch() || !t->proc->ready ||
+	if (info->arch != maptap_syscall_native_arch() ||
+	    (!t->proc->ready && !launch_exec(s, t, st.nr)) ||
 	    !wants_call(s, (uint64_t)(uint32_t)st.nr))
 		return;
 	memcpy(st.args, seccomp ? info->seccomp.args : info->entry.args,

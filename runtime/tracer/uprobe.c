@@ -34,6 +34,7 @@ void mt_bps_free(struct mt_bps *b)
 	for (i = 0; i < b->n; i++)
 		free(b->v[i].ids);
 	free(b->v);
+	free(b->sema);
 	if (b->memfd >= 0)
 		close(b->memfd);
 	free(b);
@@ -103,7 +104,7 @@ static long bp_find(const struct mt_bps *b, uint64_t addr, size_t *pos)
 	return b && lo < b->n && b->v[lo].addr == addr ? (long)lo : -1;
 }
 
-static struct mt_bps *bps_get(struct mt_mm *mm)
+struct mt_bps *mt_bps_get(struct mt_mm *mm)
 {
 	if (!mm->bps) {
 		mm->bps = calloc(1, sizeof(*mm->bps));
@@ -161,7 +162,7 @@ static int insert_bp(struct maptap_session *s, struct mt_proc *p,
 
 	if (s->detaching)
 		return 0;
-	b = bps_get(p->mm);
+	b = mt_bps_get(p->mm);
 	if (!b)
 		return -ENOMEM;
 	i = bp_find(b, addr, &pos);
@@ -289,7 +290,7 @@ int maptap_uprobe_forget(struct maptap_session *s, pid_t pid, uint64_t lo,
 		free(b->v[k].ids);
 	memmove(&b->v[from], &b->v[to], (b->n - to) * sizeof(*b->v));
 	b->n -= to - from;
-	return (int)(to - from);
+	return (int)(to - from + mt_sema_forget(b, lo, hi));
 }
 
 uint64_t maptap_uprobe_hits(const struct maptap_session *s)
@@ -616,6 +617,7 @@ static void restore_text(struct mt_bps *b, pid_t pid)
 		mt_bps_write(b, pid, bp->addr, bp->insn, 1);
 		bp->bad = true;	/* stays known for a trap in flight */
 	}
+	mt_sema_restore(b, pid);
 }
 
 void mt_uprobe_restore_all(struct maptap_session *s)
@@ -663,11 +665,14 @@ void mt_uprobe_fork(struct maptap_session *s, struct mt_thread *parent,
 		return;
 	*cb = *pb;
 	cb->memfd = -1;
+	cb->sema = NULL;
+	cb->nsema = cb->semacap = 0;
 	cb->v = calloc(pb->cap ? pb->cap : 1, sizeof(*cb->v));
 	if (!cb->v) {
 		free(cb);
 		return;
 	}
+	mt_sema_copy(cb, pb);
 	for (i = 0; i < pb->n; i++) {
 		cb->v[i] = pb->v[i];
 		cb->v[i].ids = malloc(sizeof(*cb->v[i].ids) *

@@ -37,6 +37,12 @@ struct mt_bp {
 	int nids;
 };
 
+/* A marker's semaphore this session incremented (sdt.c). */
+struct mt_sema {
+	uint64_t addr;
+	unsigned added;			/* what to take off at the let-go */
+};
+
 /* The breakpoints of one address space (struct mt_mm.bps). */
 struct mt_bps {
 	struct mt_bp *v;		/* sorted by addr */
@@ -47,6 +53,8 @@ struct mt_bps {
 	uint64_t sysaddr;		/* a syscall instruction (vdso); 0 */
 	int memfd;			/* /proc/MEMPID/mem, or -1 */
 	pid_t mempid;
+	struct mt_sema *sema;		/* sorted by addr (sdt.c) */
+	size_t nsema, semacap;
 };
 
 /* A pending return of a probed call in one thread (struct
@@ -75,6 +83,18 @@ int mt_bps_write(struct mt_bps *b, pid_t pid, uint64_t addr,
 		 const void *buf, size_t len);
 int mt_bps_read(struct mt_bps *b, pid_t pid, uint64_t addr, void *buf,
 		size_t len);
+
+/* The table of MM, made on first use; NULL when out of memory. */
+struct mt_bps *mt_bps_get(struct mt_mm *mm);
+
+/* sdt.c: semaphores (maptap/sdt.h) */
+/* Take off what the session added to B's semaphores in PID's memory. */
+void mt_sema_restore(struct mt_bps *b, pid_t pid);
+/* Forget the semaphores in [LO, HI); returns how many. */
+size_t mt_sema_forget(struct mt_bps *b, uint64_t lo, uint64_t hi);
+/* DST's semaphore table a copy of SRC's (a fork's child).  0 or
+ * -ENOMEM (DST's table then empty). */
+int mt_sema_copy(struct mt_bps *dst, const struct mt_bps *src);
 
 /* xol.c */
 /* Decode the instruction in BP->insn (at BP->addr): its length and

@@ -35,6 +35,11 @@ struct driver_opts {
 					 * strace's does, leaving stdout to the
 					 * traced command */
 	int last_pass;			/* -p N; 5 when not given */
+	/* -l PROBEPOINT (1) / -L PROBEPOINT (2): list the concrete probe
+	 * points it matches (with -L their variables) after pass 2 and
+	 * stop; 0: not listing */
+	int listing;
+	const char *list_point;
 	int verbose;			/* number of -v */
 	bool suppress_warnings;		/* -w */
 	bool json;			/* --json */

@@ -38,6 +38,8 @@ static void usage(FILE *fp)
 	      "  -e SCRIPT    run SCRIPT (SystemTap language)\n"
 	      "  -o FILE      write output to FILE\n"
 	      "  -p N         stop after pass N (1 parse, 2 elaborate, 3 compile, 5 run)\n"
+	      "  -l PROBE     list the probe points PROBE matches, one a line\n"
+	      "  -L PROBE     the same, with their variables and types\n"
 	      "  -v           more verbose (counts and timings on stderr)\n"
 	      "  -w           suppress warnings\n"
 	      "  -D NAME[=V]  set a limit (MAXSTRINGLEN, MAXACTION, ...)\n"
@@ -121,7 +123,7 @@ static int check_runtime(const char *mode)
 		      "is accepted", mode);
 }
 
-static const char shortopts[] = ":c:x:e:o:p:vwD:G:I:T:d:hV";
+static const char shortopts[] = ":c:x:e:o:p:vwD:G:I:T:d:l:L:hV";
 
 /* A usage error: what was wrong in one line, in getopt's words but
  * naming maptap (not argv[0]), then where the usage is, as stap and strace
@@ -196,6 +198,11 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 			if (parse_long(optarg, 1, 5, &v))
 				return refuse("-p: '%s' is not a pass number (1-5)", optarg);
 			o->last_pass = (int)v;
+			break;
+		case 'l':
+		case 'L':
+			o->listing = c == 'l' ? 1 : 2;
+			o->list_point = optarg;
 			break;
 		case 'v':
 			o->verbose++;
@@ -297,6 +304,9 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 	o->n_script_args = argc - optind;
 	if (o->target_cmd && o->target_pid)
 		return refuse("-c and -x cannot be used together");
+	if (o->listing && (o->script_text || o->script_file))
+		return refuse("-%c lists probe points: give no script with it",
+			      o->listing == 1 ? 'l' : 'L');
 	if (!o->script_text && !o->script_file && o->n_script_args)
 		return refuse("unexpected argument '%s'", argv[optind]);
 	return 0;
@@ -395,6 +405,17 @@ static int check_modes(const struct driver_opts *o)
  * nothing but the report or the profile. */
 static int run(struct driver_opts *o)
 {
+	static char text[8192];
+
+	if (o->listing) {
+		/* stap's way: the point as an optional probe, pass 2 only */
+		if (snprintf(text, sizeof(text), "probe %s ? {}",
+			     o->list_point) >= (int)sizeof(text))
+			return refuse("-l: probe point too long");
+		o->script_text = text;
+		o->last_pass = 2;
+		return translator_run(o);
+	}
 	if (o->script_text || o->script_file)
 		return translator_run(o);
 	o->own_output = true;

@@ -17,6 +17,7 @@
 
 #include "driver.h"
 #include "interp.h"
+#include "listing.h"
 
 struct pass_clock {
 	struct timespec real;
@@ -172,6 +173,8 @@ static int run_passes(struct tr_session *s)
 			    s->elab->functions.n, s->elab->globals.n,
 			    s->tapsets.n);
 	clock_report(s, &c, what);
+	if (o->listing)
+		return tr_list_probes(s, s->out, o->listing == 2) > 0 ? 0 : 1;
 	if (o->last_pass == 2) {
 		tr_dump_elab(s, s->out);
 		return 0;

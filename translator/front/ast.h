@@ -77,6 +77,11 @@ struct foreach_info {
 	struct node *limit;
 	int sort_col;		/* 0: none, 1..n: key column, -1: value */
 	int sort_dir;		/* +1 ascending, -1 descending */
+	/* ARRAY @sum- (stap 3.x): the aggregate a stats array's value sort
+	 * compares, an enum maptap_script_stat_op + 1; 0: none given
+	 * (@count, stap's default) */
+	int sort_aggr;
+	const struct token *sort_aggr_tok;
 	struct node *body;
 };
 

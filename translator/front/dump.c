@@ -188,6 +188,8 @@ static void dump_foreach(FILE *out, const struct node *n, int indent)
 	}
 	fputs("] in ", out);
 	tr_dump_node(out, fe->array, 0);
+	if (fe->sort_aggr)
+		fprintf(out, " %s", fe->sort_aggr_tok->text);
 	if (fe->sort_col == -1 && !fe->value)
 		fputc(fe->sort_dir > 0 ? '+' : '-', out);
 	if (fe->slice.n) {

@@ -29,6 +29,7 @@
 #include "dwvars.h"
 #include "driver.h"
 #include "elab_int.h"
+#include "sdt_points.h"
 #include "tapset_index.h"
 
 struct scope {
@@ -1188,6 +1189,15 @@ static void match_functions(struct up_ctx *u, const char *spec, int at)
 
 static bool has_glob(const char *name);
 
+static void up_mark(void *arg, const char *name, uint64_t pc,
+		    const struct tr_sdt *m)
+{
+	struct tr_dprobe *dp = push_uprobe(arg, name, pc);
+
+	dp->up_func = "";
+	dp->sdt = m;
+}
+
 static int up_plt(const char *name, uint64_t vaddr, uint64_t size,
 		  void *arg)
 {
@@ -1234,6 +1244,8 @@ static void match_in_module(struct up_ctx *u, int at)
 		match_functions(u, c->arg->str, at + 1);
 		return;
 	}
+	if (tr_sdt_match(e->s, pp, at, u->module, u->qual, up_mark, u))
+		return;
 	if (!strcmp(c->name, "plt") && (!c->arg || c->arg->kind == N_STR)) {
 		for (u->ret = false; ; u->ret = true) {
 			if (tail_matches(pp, at + 1, ret, u->ret))
@@ -1750,6 +1762,7 @@ static void expand_alias(struct elab *e, const struct tr_probe_point *pp,
 		struct tr_dprobe *dp = targets.v[k];
 
 		dp->origin = origin;
+		dp->alias = pp_name(e->s, name);
 		dp->tok = pp->tok;
 		struct node *b = clone(e->s, alias->body);
 
@@ -1945,7 +1958,7 @@ static void check_target(struct elab *e)
 	const struct driver_opts *o = e->s->opts;
 	int i;
 
-	if (o && (o->target_cmd || o->target_pid))
+	if (o && (o->target_cmd || o->target_pid || o->listing))
 		return;
 	for (i = 0; i < e->out->probes.n; i++) {
 		const struct tr_dprobe *dp = e->out->probes.v[i];
@@ -1984,7 +1997,8 @@ int tr_elaborate(struct tr_session *s, struct tr_file *script)
 		add_probe(&e, script->probes.v[i]);
 	for (i = 0; i < e.func_queue.n; i++)
 		resolve_function(&e, e.func_queue.v[i]);
-	if (e.out->probes.n == 0 && s->sema_errors == before)
+	if (e.out->probes.n == 0 && s->sema_errors == before &&
+	    !(s->opts && s->opts->listing))
 		tr_sema_error(s, NULL, "no probes found");
 	check_target(&e);
 	if (s->sema_errors == before)

@@ -41,6 +41,8 @@ enum tr_proc_point {
 #define TR_EV_MODULE_UNLOAD (1u << (MAPTAP_EV_KIND_COUNT + 1))
 #define TR_EV_ALL ((1u << (MAPTAP_EV_KIND_COUNT + 2)) - 1)
 
+struct tr_sdt;
+
 /* One probe handler after elaboration: a concrete probe point with the
  * alias prologues/epilogues folded into its own copy of the body. */
 struct tr_dprobe {
@@ -51,6 +53,9 @@ struct tr_dprobe {
 	bool oneshot;			/* exit() after the handler */
 	const char *name;		/* "timer.ms(100)": what pp() says */
 	const char *origin;		/* the script's probe point (alias) */
+	const char *alias;		/* the outermost alias it came from,
+					 * by its own name ("syscall.mmap2"
+					 * for "syscall.mm*"); NULL: none */
 	struct node *cond;		/* probe point conditions, or NULL */
 	struct node *body;
 	struct node *prologue, *epilogue;	/* from aliases, pass 2 only */
@@ -97,6 +102,7 @@ struct tr_dprobe {
 	bool up_entry_regs;
 	uint64_t up_fentry;
 	void *up_cfa;
+	const struct tr_sdt *sdt;	/* an SDT marker (sdt_points.h) */
 };
 
 /* True for the probe kinds that need a traced process (-c / -x). */

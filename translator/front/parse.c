@@ -748,6 +748,24 @@ static struct node *parse_foreach(struct parser *p, const struct token *kw)
 		fe->array = parse_at_op(p);
 	else
 		fe->array = parse_array_ref(p);
+	if (peek(p, 0)->type == TOK_IDENT && peek(p, 0)->text[0] == '@') {
+		/* @count, @sum, @min, @max, @avg, in the order of enum
+		 * maptap_script_stat_op */
+		static const char *const ops[] = {
+			"@count", "@sum", "@min", "@max", "@avg",
+		};
+		const struct token *t = peek(p, 0);
+		int i;
+
+		for (i = 0; i < 5 && strcmp(t->text, ops[i]); i++)
+			;
+		if (i == 5)
+			fail(p, t, "expected @count, @sum, @min, @max or @avg "
+			     "to sort by");
+		next(p);
+		fe->sort_aggr = i + 1;
+		fe->sort_aggr_tok = t;
+	}
 	if (tok_op(peek(p, 0), "+") || tok_op(peek(p, 0), "-")) {
 		if (sort_tok)
 			fail(p, peek(p, 0), "multiple sort directives");
@@ -755,6 +773,10 @@ static struct node *parse_foreach(struct parser *p, const struct token *kw)
 		fe->sort_col = -1;
 		fe->sort_dir = sort_tok->text[0] == '+' ? 1 : -1;
 	}
+	if (fe->sort_aggr && fe->sort_col != -1)
+		fail(p, fe->sort_aggr_tok, "an aggregate sort (%s) needs '+' "
+		     "or '-' after it (or on the value)",
+		     fe->sort_aggr_tok->text);
 	if (accept_op(p, "["))
 		parse_args(p, &fe->slice, "]", true);
 	if (tok_kw(peek(p, 0), "limit")) {
@@ -1087,29 +1109,92 @@ static struct tr_component *parse_component(struct parser *p)
 	return c;
 }
 
-static struct tr_probe_point *parse_probe_point(struct parser *p)
+/* Into SEQS (struct ptr_vec * of struct tr_component *): the component
+ * sequences of one dotted probe point, several when it holds groups:
+ * process("X").{function("a"), function("b").return} is two sequences,
+ * {kernel,process("X")}.function("f") two more (stap's brace groups,
+ * which may nest; a group of plain words stays one glob component). */
+static void parse_comp_seqs(struct parser *p, struct ptr_vec *seqs)
 {
-	struct tr_probe_point *pp = arena_alloc(&p->s->arena, sizeof(*pp));
+	struct arena *a = &p->s->arena;
+	struct ptr_vec *first = arena_alloc(a, sizeof(*first));
+	int i, k, j;
 
-	pp->tok = peek(p, 0);
+	seqs->n = 0;
+	vec_push(a, seqs, first);
 	do {
-		vec_push(&p->s->arena, &pp->comps, parse_component(p));
+		struct ptr_vec alts = { 0 }, out = { 0 };
+
+		if (tok_op(peek(p, 0), "{") && !looks_like_alternatives(p)) {
+			next(p);
+			do {
+				struct ptr_vec sub = { 0 };
+
+				parse_comp_seqs(p, &sub);
+				for (k = 0; k < sub.n; k++)
+					vec_push(a, &alts, sub.v[k]);
+			} while (accept_op(p, ","));
+			expect_op(p, "}");
+		} else {
+			struct ptr_vec *one = arena_alloc(a, sizeof(*one));
+
+			vec_push(a, one, parse_component(p));
+			vec_push(a, &alts, one);
+		}
+		for (i = 0; i < seqs->n; i++) {
+			const struct ptr_vec *s = seqs->v[i];
+
+			for (k = 0; k < alts.n; k++) {
+				const struct ptr_vec *t = alts.v[k];
+				struct ptr_vec *n = arena_alloc(a, sizeof(*n));
+
+				for (j = 0; j < s->n; j++)
+					vec_push(a, n, s->v[j]);
+				for (j = 0; j < t->n; j++)
+					vec_push(a, n, t->v[j]);
+				vec_push(a, &out, n);
+			}
+		}
+		*seqs = out;
 	} while (accept_op(p, "."));
+}
+
+/* One probe point as written, into OUT: one tr_probe_point per sequence
+ * its groups give, each with the point's ?, ! and condition. */
+static void parse_probe_point(struct parser *p, struct ptr_vec *out)
+{
+	const struct token *tok = peek(p, 0);
+	struct ptr_vec seqs = { 0 };
+	bool optional = false, sufficient = false;
+	struct node *cond = NULL;
+	int i;
+
+	parse_comp_seqs(p, &seqs);
 	for (;;) {
 		if (accept_op(p, "?"))
-			pp->optional = true;
+			optional = true;
 		else if (accept_op(p, "!"))
-			pp->optional = pp->sufficient = true;
+			optional = sufficient = true;
 		else
 			break;
 	}
 	if (tok_kw(peek(p, 0), "if")) {
 		next(p);
 		expect_op(p, "(");
-		pp->cond = parse_expr(p);
+		cond = parse_expr(p);
 		expect_op(p, ")");
 	}
-	return pp;
+	for (i = 0; i < seqs.n; i++) {
+		struct tr_probe_point *pp = arena_alloc(&p->s->arena,
+							sizeof(*pp));
+
+		pp->tok = tok;
+		pp->comps = *(struct ptr_vec *)seqs.v[i];
+		pp->optional = optional;
+		pp->sufficient = sufficient;
+		pp->cond = cond;
+		vec_push(&p->s->arena, out, pp);
+	}
 }
 
 static void parse_probe(struct parser *p, const struct token *kw)
@@ -1120,15 +1205,14 @@ static void parse_probe(struct parser *p, const struct token *kw)
 	pr->tok = kw;
 	pr->file = p->file;
 	do {
-		vec_push(&p->s->arena, &points, parse_probe_point(p));
+		parse_probe_point(p, &points);
 	} while (accept_op(p, ","));
 	if (tok_op(peek(p, 0), "=") || tok_op(peek(p, 0), "+=")) {
 		pr->is_alias = true;
 		pr->epilogue = tok_op(next(p), "+=");
 		pr->alias_names = points;
 		do {
-			vec_push(&p->s->arena, &pr->points,
-				 parse_probe_point(p));
+			parse_probe_point(p, &pr->points);
 		} while (accept_op(p, ","));
 		pr->body = parse_block(p);
 		/* stap 4.x: "probe a = PP { prologue }, { epilogue }", as

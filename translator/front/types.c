@@ -537,6 +537,10 @@ static void infer_foreach(struct tctx *t, struct node *n)
 		}
 		if (fe->slice.n)
 			unify_keys(t, arr, &fe->slice, fe->array->tok);
+		if (t->final && fe->sort_aggr && arr->type != TY_STATS)
+			tr_sema_error(t->e->s, fe->sort_aggr_tok, "an "
+				      "aggregate sort (%s) needs an array of "
+				      "statistics", fe->sort_aggr_tok->text);
 	}
 	if (fe->limit) {
 		infer(t, fe->limit);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* builtins_proc.c -- script functions of the process context: pid, tid,
- * ppid, execname, the ids, target, stp_pid, is_return, cmdline_*; and
- * the two helpers the default log script (tapsets/maptap/log.stp) needs
- * to print exactly what the C log printed.
+ * ppid, execname, the ids, target, stp_pid, is_return, cmdline_*; the
+ * two helpers the default log script (tapsets/maptap/log.stp) needs to
+ * print exactly what the C log printed; and maptap_syscall_name(NR),
+ * the native table's name of a call (syscall_any's "name").
  *
  * Group 1 of builtins.c's groups: ids from 1 * TR_BUILTIN_GROUP_BASE.
  *
@@ -17,11 +18,14 @@
 #include <config.h>
 
 #include <sched.h>
+#include <stdint.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <maptap/syscalls.h>
 
 #include "driver.h"
 #include "interp.h"
@@ -30,7 +34,7 @@ enum {
 	P_PID = 1 * TR_BUILTIN_GROUP_BASE, P_TID, P_PPID, P_EXECNAME,
 	P_UID, P_EUID, P_GID, P_EGID, P_TARGET, P_STP_PID, P_IS_RETURN,
 	P_CMDLINE_ARGS, P_CMDLINE_ARG, P_CMDLINE_STR, P_JSON_STR, P_SIGABBREV,
-	P_CPU, P_USER_MODE,
+	P_CPU, P_USER_MODE, P_SYSCALL_NAME,
 };
 
 #define L TY_LONG
@@ -58,6 +62,8 @@ static const struct tr_builtin table[] = {
 	/* appended: ids are positions in this table */
 	{ "cpu", 0, 0, { U }, L, P_CPU },
 	{ "user_mode", 0, 0, { U }, L, P_USER_MODE },
+	/* maptap's own, for tapsets/syscall_any.stp */
+	{ "maptap_syscall_name", 1, 1, { L }, S, P_SYSCALL_NAME },
 };
 
 #undef L
@@ -279,6 +285,19 @@ static void call_string(struct interp *I, struct node *n,
 		a = tr_eval_str(I, n->list.v[0]);
 		json_string(a.p, a.len, b);
 		break;
+	case P_SYSCALL_NAME: {
+		int64_t nr = tr_eval_long(I, n->list.v[0]);
+		const struct maptap_syscall *sc = nr >= 0 && nr <= INT32_MAX ?
+			maptap_syscall_lookup(maptap_syscall_native_arch(),
+					      (int)nr) : NULL;
+
+		if (sc && sc->name)
+			maptap_script_buf_adds(b, sc->name);
+		else
+			maptap_script_buf_printf(b, "syscall_%lld",
+						 (long long)nr);
+		break;
+	}
 	case P_SIGABBREV: {
 		int64_t sig = tr_eval_long(I, n->list.v[0]);
 		const char *ab = sig > 0 && sig < 128 ?

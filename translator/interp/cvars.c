@@ -21,6 +21,7 @@
 
 #include "cvars.h"
 #include "interp.h"
+#include "sdt_vars.h"
 
 enum cvar {
 	/* system calls */
@@ -115,6 +116,8 @@ int tr_cvar_lookup(const struct tr_dprobe *dp, const char *name,
 		       "support target symbols";
 		return -1;
 	}
+	if (dp->kind == PK_UPROBE && dp->sdt)
+		return tr_sdt_cvar_lookup(dp, name, type, why);
 	if (dp->kind == PK_UPROBE) {
 		/* A module without DWARF (or an .absolute address): $return
 		 * from rax (x86-64 SysV ABI); DWARF variables are
@@ -242,6 +245,8 @@ static int64_t event_long(const struct tr_target *t, int id)
 
 int64_t tr_cvar_long(struct interp *I, int id)
 {
+	if (id >= TR_SDT_CVAR_BASE)
+		return tr_sdt_cvar_long(I, id);
 	if (id <= CV_SC_RETURN)
 		return syscall_long(I->tgt->sc, id);
 	if (id == CV_UP_RETURN)
@@ -347,6 +352,8 @@ struct sref tr_cvar_str(struct interp *I, int id)
 			maptap_script_buf_printf(b, "%sarg%d=0x%" PRIx64,
 						 i ? " " : "", i + 1,
 						 sc->args[i]);
+	} else if (id >= TR_SDT_CVAR_BASE) {
+		tr_sdt_cvar_str(I, id, b);
 	} else if (id == CV_UP_NAME) {
 		maptap_script_buf_adds(b, I->cur && I->cur->up_func ?
 				       I->cur->up_func : "");
@@ -357,4 +364,32 @@ struct sref tr_cvar_str(struct interp *I, int id)
 	r.p = maptap_script_buf_str(b);
 	r.len = b->len;
 	return r;
+}
+
+/* ---- listing (-L) ---- */
+
+void tr_cvar_foreach(const struct tr_dprobe *dp,
+		     void (*fn)(const char *name, enum tr_type type,
+				void *arg),
+		     void *arg)
+{
+	static const struct cvar_def uprobe_vars[] = {
+		{ "$return", CV_UP_RETURN, TY_LONG },
+		{ "$$name", CV_UP_NAME, TY_STRING },
+	};
+	const struct cvar_def *v = uprobe_vars;
+	size_t n = N_OF(uprobe_vars), i;
+	const char *why;
+	enum tr_type t;
+
+	if (dp->kind == PK_SYSCALL) {
+		v = syscall_vars;
+		n = N_OF(syscall_vars);
+	} else if (dp->kind == PK_EVENT) {
+		v = event_vars;
+		n = N_OF(event_vars);
+	}
+	for (i = 0; i < n; i++)
+		if (tr_cvar_lookup(dp, v[i].name, &t, &why) >= 0)
+			fn(v[i].name, t, arg);
 }

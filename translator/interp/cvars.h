@@ -27,4 +27,10 @@ int tr_cvar_lookup(const struct tr_dprobe *dp, const char *name,
 int64_t tr_cvar_long(struct interp *I, int id);
 struct sref tr_cvar_str(struct interp *I, int id);
 
+/* Calls FN(NAME, TYPE, ARG) for each variable probe DP offers (-L). */
+void tr_cvar_foreach(const struct tr_dprobe *dp,
+		     void (*fn)(const char *name, enum tr_type type,
+				void *arg),
+		     void *arg);
+
 #endif

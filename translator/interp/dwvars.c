@@ -68,8 +68,10 @@ bool tr_dwvar_applies(struct tr_session *s, const struct tr_dprobe *dp,
 
 	if (is_cast(n))
 		return true;
+	/* an SDT marker's variables are its note's ($argN, $$name:
+	 * sdt_vars.c), as in stap */
 	if (t[0] != '$' || !dp || dp->kind != PK_UPROBE || dp->up_abs ||
-	    !dp->up_module)
+	    !dp->up_module || dp->sdt)
 		return false;
 	if (dp->up_plt && !strcmp(n->str, "$$name"))
 		return false;

@@ -829,7 +829,9 @@ static enum ctl exec_foreach(struct interp *I, struct node *n)
 	if (fe->sort_col) {
 		sort.dir = fe->sort_dir;
 		sort.column = fe->sort_col < 0 ? 0 : (unsigned)fe->sort_col;
-		sort.stat_op = MAPTAP_SCRIPT_STAT_COUNT;
+		sort.stat_op = fe->sort_aggr ?
+			(enum maptap_script_stat_op)(fe->sort_aggr - 1) :
+			MAPTAP_SCRIPT_STAT_COUNT;
 	}
 	if (fe->limit)
 		sort.limit = tr_eval_long(I, fe->limit);

@@ -41,6 +41,7 @@
 #include "dwvars.h"
 #include "interp.h"
 #include "profile.h"
+#include "sdt_vars.h"
 #include "target.h"
 
 /* A process the run has seen become ready. */
@@ -649,6 +650,9 @@ static void place_uprobes(struct run *r, const struct maptap_event *ev,
 	if (ev->kind != MAPTAP_EV_MAP && ev->kind != MAPTAP_EV_REPLACE &&
 	    ev->kind != MAPTAP_EV_PROTECT)
 		return;
+	tr_sdt_semaphores(r->pub.sess, (const struct tr_dprobe *const *)
+			  r->uprobes.v, r->uprobes.n, ev, w, up_module_is,
+			  r->I->s->err);
 	/* A shared mapping's page is the file's: an int3 written there
 	 * would change the file (the kernel lets FOLL_FORCE copy on write
 	 * only in private mappings). */
