@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
@@ -375,6 +376,89 @@ static void watch_filter(struct maptap_session *s, struct mt_thread *t,
 	}
 }
 
+/* Fewer stops (issue 16, docs/model.md "When an event is emitted"):
+ * a munmap, mprotect, pkey_mprotect or madvise, or an mremap that stays
+ * in place (no MREMAP_MAYMOVE, MREMAP_FIXED, MREMAP_DONTUNMAP), changes
+ * nothing outside the range its arguments give.  Where no other thread
+ * can touch the mm meanwhile -- the only traced thread of the only
+ * process using it, none let go of, no supervisor filter -- such a call
+ * resumes from its seccomp stop without an exit stop; its change is
+ * read (one PROCMAP_QUERY over the range: a call that failed changed
+ * nothing and makes no event) at the thread's next stop, before that
+ * stop is handled, or at the first stop of a thread or process it
+ * creates sharing the mm (apply_deferred()).  Not when on_syscall
+ * asked for the call: its exit is reported at the exit stop. */
+static bool may_defer(const struct maptap_session *s,
+		      const struct mt_thread *t,
+		      const struct maptap_syscall *sc, const uint64_t args[6])
+{
+	const struct mt_proc *p = t->proc;
+
+	if (!s->use_seccomp || t->entered || t->hooked || p->notif ||
+	    s->detaching || p->nthreads != 1 || p->mm->refs != 1 ||
+	    p->mm->untraced || p->mm->stale || sc->cls != MAPTAP_SC_MAP)
+		return false;
+	switch (sc->nr) {
+	case SYS_munmap:
+	case SYS_mprotect:
+	case SYS_pkey_mprotect:
+	case SYS_madvise:
+		return true;
+	case SYS_mremap:
+		return !(args[3] & (MREMAP_MAYMOVE | MREMAP_FIXED |
+				    MREMAP_DONTUNMAP));
+	default:
+		return false;
+	}
+}
+
+/* Complete the deferred call of T: read its range and emit what
+ * changed, in its name.  T has no call pending: it was resumed past
+ * the deferred call's entry without an exit stop, and this is its first
+ * stop since (or the first stop of a thread it made after the call). */
+static void complete_deferred(struct maptap_session *s, struct mt_thread *t)
+{
+	const struct maptap_syscall *sc = t->deferred;
+	int64_t ret = 0;
+
+	t->deferred = NULL;
+	t->proc->mm->deferred--;
+	set_call(t, sc, t->deferred_args, 0);
+	/* An mremap in place returns its own address: its range covers
+	 * both sizes (maptap_syscall_range()). */
+	if (sc->range == MAPTAP_RANGE_MREMAP)
+		ret = (int64_t)(t->args[0] & ~4095ULL);
+	t->confirm = true;
+	s->stats.map_calls++;
+	mt_complete_call(s, t, ret);
+	t->confirm = false;
+	set_call(t, NULL, NULL, 0);
+}
+
+/* At a stop of T: complete the deferred calls of its mm first (T's own,
+ * or, at the first stop of a thread T's creator made after its call,
+ * the creator's), so that events stay in order per mm. */
+static void apply_deferred(struct maptap_session *s, struct mt_thread *t)
+{
+	struct mt_mm *mm = t->proc->mm;
+	size_t i;
+
+	if (t->deferred)
+		complete_deferred(s, t);
+	if (mm->deferred <= 0) {
+		mm->deferred = 0;
+		return;
+	}
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *o = s->threads.slot[i];
+
+		if (o && o != (struct mt_thread *)1 && o->deferred &&
+		    o->proc->mm == mm)
+			complete_deferred(s, o);
+	}
+	mm->deferred = 0;	/* recounted: none left */
+}
+
 /* Entry of a call (seccomp stop or syscall-entry stop).  Returns true
  * when T must not be resumed (it was let go). */
 static bool on_entry(struct maptap_session *s, struct mt_thread *t,
@@ -402,6 +486,13 @@ static bool on_entry(struct maptap_session *s, struct mt_thread *t,
 		return false;
 	}
 	set_call(t, sc, args, sp);
+	if (may_defer(s, t, sc, args)) {
+		set_call(t, NULL, NULL, 0);	/* no exit stop */
+		t->deferred = sc;
+		memcpy(t->deferred_args, args, sizeof(t->deferred_args));
+		t->proc->mm->deferred++;
+		return false;
+	}
 	if (sc->cls == MAPTAP_SC_PTRACE && t->entered && s->use_seccomp) {
 		/* An entry stop in a launched process (listener filter):
 		 * let go here, and the call would meet maptap's filter with
@@ -825,6 +916,8 @@ static int handle_status(struct maptap_session *s, pid_t tid, int status)
 		return 0;
 	t->fresh = false;
 	t->stopped = true;
+	if (t->proc->mm->deferred)
+		apply_deferred(s, t);
 	if (t->late) {
 		/* The attach snapshot was read while this thread could not
 		 * stop; whatever it changed meanwhile is found now. */

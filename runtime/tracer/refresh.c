@@ -709,10 +709,11 @@ static int unmap_exit(struct maptap_session *s, struct mt_thread *t,
 
 	prune_after(s, t, lo, hi, false);
 	hint_init(&h, p, t->tid, t->call);
-	if (p->notif && !t->reported) {
+	if ((p->notif || t->confirm) && !t->reported) {
 		/* A supervisor (SECCOMP_RET_USER_NOTIF) may have answered
-		 * for the call without running it: only a read says what
-		 * it did. */
+		 * for the call without running it, and a deferred call's
+		 * return value is not known (it may have failed): only a
+		 * read says what it did. */
 		maptap_vma_buf_clear(&s->buf);
 		err = maptap_maps_read_range(p->mm->reader, lo, hi, &s->buf);
 		if (err)
@@ -859,7 +860,10 @@ static int complete_call(struct maptap_session *s, struct mt_thread *t,
 	}
 	if (err < 0)
 		return err;
-	check_stack(s, t);
+	/* A deferred call is applied at the thread's next stop, whose own
+	 * call checks the stack when it is a mapping call. */
+	if (!t->confirm)
+		check_stack(s, t);
 	if (s->opts.verify && !s->detaching) {
 		uint64_t vr[2][2] = { { lo, hi }, { lo2, hi2 } };
 
