@@ -151,6 +151,11 @@ struct maptap_session {
 	bool quiet;
 	int stop_rc;
 	struct mt_listeners listeners;
+	/* How long, after a resume, the run loop looks for the next stop
+	 * by polling (waitpid(WNOHANG) and sched_yield()) before it
+	 * sleeps: adapted to the target (loop.c, spin_wait()); 0 sleeps
+	 * at once. */
+	uint64_t spin_ns;
 	struct maptap_vma_buf buf;	/* scratch for reads */
 	struct maptap_vma_buf buf2;
 	struct maptap_session_stats stats;
