@@ -388,14 +388,18 @@ static void watch_filter(struct maptap_session *s, struct mt_thread *t,
  * nothing and makes no event) at the thread's next stop, before that
  * stop is handled, or at the first stop of a thread or process it
  * creates sharing the mm (apply_deferred()).  Not when on_syscall
- * asked for the call: its exit is reported at the exit stop. */
+ * asked for the call: its exit is reported at the exit stop; nor
+ * unless the session said its events need no stop of their own
+ * (opts.defer_calls: a backtrace at the next stop would not be the
+ * call's). */
 static bool may_defer(const struct maptap_session *s,
 		      const struct mt_thread *t,
 		      const struct maptap_syscall *sc, const uint64_t args[6])
 {
 	const struct mt_proc *p = t->proc;
 
-	if (!s->use_seccomp || t->entered || t->hooked || p->notif ||
+	if (!s->opts.defer_calls || !s->use_seccomp || t->entered ||
+	    t->hooked || p->notif ||
 	    s->detaching || p->nthreads != 1 || p->mm->refs != 1 ||
 	    p->mm->untraced || p->mm->stale || sc->cls != MAPTAP_SC_MAP)
 		return false;
