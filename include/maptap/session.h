@@ -149,6 +149,16 @@ struct maptap_session_opts {
 	bool launch_signals;
 	sigset_t launch_sigign;
 	sigset_t launch_sigmask;
+	/* Fewer stops (issue 16): on_event never reads the registers, stack
+	 * or memory of the thread an event names (no backtrace of the call
+	 * that made it).  Then, in launch mode with the filter, a munmap,
+	 * mprotect, pkey_mprotect, madvise or in-place mremap of a
+	 * single-threaded mm makes no exit stop: its change is read, and
+	 * its events emitted, at the thread's next stop, where the thread
+	 * is past the call (docs/model.md, "When an event is emitted").
+	 * False (the default): every mapping call's events come at its own
+	 * exit stop, with the thread still in the call. */
+	bool defer_calls;
 };
 
 /* Counters of a session, for benchmarks and -v. */

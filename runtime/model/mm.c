@@ -51,6 +51,7 @@ void maptap_mm_free(struct maptap_mm *mm)
 	if (!mm)
 		return;
 	mm_tree_destroy(mm->tree.root);
+	mm_tree_free_spare(&mm->tree);
 	free(mm->s.old);
 	free(mm->s.pieces);
 	free(mm->s.ev);
@@ -310,7 +311,7 @@ static int update(struct maptap_mm *mm, const struct mm_range *r, size_t nr,
 	for (i = 0; i < nr; i++)
 		gone[i] = commit_range(mm, &pl[i]);
 	for (i = 0; i < nr; i++)
-		mm->tree.n -= mm_tree_destroy(gone[i]);
+		mm->tree.n -= mm_tree_release(&mm->tree, gone[i]);
 	return rc;
 }
 

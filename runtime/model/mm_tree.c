@@ -13,6 +13,8 @@ void mm_tree_init(struct mm_tree *t)
 	t->root = NULL;
 	t->n = 0;
 	t->rng = 0x9e3779b97f4a7c15ULL;
+	t->spare = NULL;
+	t->n_spare = 0;
 }
 
 static uint32_t next_prio(struct mm_tree *t)
@@ -29,10 +31,20 @@ static uint32_t next_prio(struct mm_tree *t)
 struct mm_node *mm_node_new(struct mm_tree *t, const struct maptap_vma *v,
 			    uint64_t lo, uint64_t hi)
 {
-	struct mm_node *node = malloc(sizeof(*node) + v->name_len + 1);
+	bool small = v->name_len < MM_NODE_NAME_SMALL;
+	struct mm_node *node;
 
-	if (!node)
-		return NULL;
+	if (small && t->spare) {
+		node = t->spare;
+		t->spare = node->left;
+		t->n_spare--;
+	} else {
+		node = malloc(sizeof(*node) + (small ? MM_NODE_NAME_SMALL :
+					       v->name_len + 1));
+		if (!node)
+			return NULL;
+	}
+	node->small = small;
 	node->vma = *v;
 	node->vma.start = lo;
 	node->vma.end = hi;
@@ -126,6 +138,38 @@ int mm_tree_walk(struct mm_node *root, uint64_t lo, uint64_t hi,
 	return 0;
 }
 
+size_t mm_tree_release(struct mm_tree *t, struct mm_node *root)
+{
+	size_t n = 0;
+
+	while (root) {
+		struct mm_node *right = root->right;
+
+		n += mm_tree_release(t, root->left);
+		if (root->small && t->n_spare < MM_TREE_SPARE_MAX) {
+			root->left = t->spare;
+			t->spare = root;
+			t->n_spare++;
+		} else {
+			free(root);
+		}
+		n++;
+		root = right;
+	}
+	return n;
+}
+
+void mm_tree_free_spare(struct mm_tree *t)
+{
+	while (t->spare) {
+		struct mm_node *next = t->spare->left;
+
+		free(t->spare);
+		t->spare = next;
+	}
+	t->n_spare = 0;
+}
+
 size_t mm_tree_destroy(struct mm_node *root)
 {
 	size_t n = 0;
@@ -149,7 +193,9 @@ struct mm_node *mm_tree_copy(const struct mm_node *root, int *err)
 	if (!root)
 		return NULL;
 	sz = sizeof(*root) + root->vma.name_len + 1;
-	c = malloc(sz);
+	/* A small node keeps its full size: it may be reused for any
+	 * small name (mm_tree_release()). */
+	c = malloc(root->small ? sizeof(*root) + MM_NODE_NAME_SMALL : sz);
 	if (!c) {
 		*err = -ENOMEM;
 		return NULL;

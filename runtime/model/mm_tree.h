@@ -14,6 +14,7 @@
 #ifndef MAPTAP_MM_TREE_H
 #define MAPTAP_MM_TREE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,13 +24,24 @@ struct mm_node {
 	struct maptap_vma vma;	/* vma.name points at name[] */
 	struct mm_node *left, *right;
 	uint32_t prio;
+	bool small;		/* name[] has MM_NODE_NAME_SMALL bytes */
 	char name[];
 };
+
+/* Nodes whose name fits in this many bytes (with its NUL) are made one
+ * size, so that one freed can be reused for the next (mm_tree_release()):
+ * a program that maps and unmaps in a loop then costs no malloc per
+ * call (issue 16).  Anonymous mappings and most paths fit. */
+#define MM_NODE_NAME_SMALL 64
+/* How many freed small nodes a tree keeps for reuse. */
+#define MM_TREE_SPARE_MAX 32
 
 struct mm_tree {
 	struct mm_node *root;
 	size_t n;
 	uint64_t rng;		/* xorshift64 state, never 0 */
+	struct mm_node *spare;	/* freed small nodes, linked by left */
+	size_t n_spare;
 };
 
 void mm_tree_init(struct mm_tree *t);
@@ -55,6 +67,13 @@ int mm_tree_walk(struct mm_node *root, uint64_t lo, uint64_t hi,
 
 /* Free every node of ROOT; returns how many. */
 size_t mm_tree_destroy(struct mm_node *root);
+
+/* As mm_tree_destroy(), but keep up to MM_TREE_SPARE_MAX small nodes in
+ * T for mm_node_new() to reuse.  Returns how many nodes ROOT had. */
+size_t mm_tree_release(struct mm_tree *t, struct mm_node *root);
+
+/* Free T's spare nodes (when T itself goes). */
+void mm_tree_free_spare(struct mm_tree *t);
 
 /* A copy of ROOT with the same shape; NULL with *ERR = -ENOMEM on failure
  * (nothing leaked). */

@@ -28,9 +28,11 @@
 #include <errno.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
@@ -457,6 +459,93 @@ static void watch_filter(struct maptap_session *s, struct mt_thread *t,
 	}
 }
 
+/* Fewer stops (issue 16, docs/model.md "When an event is emitted"):
+ * a munmap, mprotect, pkey_mprotect or madvise, or an mremap that stays
+ * in place (no MREMAP_MAYMOVE, MREMAP_FIXED, MREMAP_DONTUNMAP), changes
+ * nothing outside the range its arguments give.  Where no other thread
+ * can touch the mm meanwhile -- the only traced thread of the only
+ * process using it, none let go of, no supervisor filter -- such a call
+ * resumes from its seccomp stop without an exit stop; its change is
+ * read (one PROCMAP_QUERY over the range: a call that failed changed
+ * nothing and makes no event) at the thread's next stop, before that
+ * stop is handled, or at the first stop of a thread or process it
+ * creates sharing the mm (apply_deferred()).  Not when on_syscall
+ * asked for the call: its exit is reported at the exit stop; nor
+ * unless the session said its events need no stop of their own
+ * (opts.defer_calls: a backtrace at the next stop would not be the
+ * call's). */
+static bool may_defer(const struct maptap_session *s,
+		      const struct mt_thread *t,
+		      const struct maptap_syscall *sc, const uint64_t args[6])
+{
+	const struct mt_proc *p = t->proc;
+
+	if (!s->opts.defer_calls || !s->use_seccomp || t->entered ||
+	    t->hooked || p->notif ||
+	    s->detaching || p->nthreads != 1 || p->mm->refs != 1 ||
+	    p->mm->untraced || p->mm->stale || sc->cls != MAPTAP_SC_MAP)
+		return false;
+	switch (sc->nr) {
+	case SYS_munmap:
+	case SYS_mprotect:
+	case SYS_pkey_mprotect:
+	case SYS_madvise:
+		return true;
+	case SYS_mremap:
+		return !(args[3] & (MREMAP_MAYMOVE | MREMAP_FIXED |
+				    MREMAP_DONTUNMAP));
+	default:
+		return false;
+	}
+}
+
+/* Complete the deferred call of T: read its range and emit what
+ * changed, in its name.  T has no call pending: it was resumed past
+ * the deferred call's entry without an exit stop, and this is its first
+ * stop since (or the first stop of a thread it made after the call). */
+static void complete_deferred(struct maptap_session *s, struct mt_thread *t)
+{
+	const struct maptap_syscall *sc = t->deferred;
+	int64_t ret = 0;
+
+	t->deferred = NULL;
+	t->proc->mm->deferred--;
+	set_call(t, sc, t->deferred_args, 0);
+	/* An mremap in place returns its own address: its range covers
+	 * both sizes (maptap_syscall_range()). */
+	if (sc->range == MAPTAP_RANGE_MREMAP)
+		ret = (int64_t)(t->args[0] & ~4095ULL);
+	t->confirm = true;
+	s->stats.map_calls++;
+	mt_complete_call(s, t, ret);
+	t->confirm = false;
+	set_call(t, NULL, NULL, 0);
+}
+
+/* At a stop of T: complete the deferred calls of its mm first (T's own,
+ * or, at the first stop of a thread T's creator made after its call,
+ * the creator's), so that events stay in order per mm. */
+static void apply_deferred(struct maptap_session *s, struct mt_thread *t)
+{
+	struct mt_mm *mm = t->proc->mm;
+	size_t i;
+
+	if (t->deferred)
+		complete_deferred(s, t);
+	if (mm->deferred <= 0) {
+		mm->deferred = 0;
+		return;
+	}
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *o = s->threads.slot[i];
+
+		if (o && o != (struct mt_thread *)1 && o->deferred &&
+		    o->proc->mm == mm)
+			complete_deferred(s, o);
+	}
+	mm->deferred = 0;	/* recounted: none left */
+}
+
 /* Entry of a call (seccomp stop or syscall-entry stop).  Returns true
  * when T must not be resumed (it was let go). */
 static bool on_entry(struct maptap_session *s, struct mt_thread *t,
@@ -484,6 +573,13 @@ static bool on_entry(struct maptap_session *s, struct mt_thread *t,
 		return false;
 	}
 	set_call(t, sc, args, sp);
+	if (may_defer(s, t, sc, args)) {
+		set_call(t, NULL, NULL, 0);	/* no exit stop */
+		t->deferred = sc;
+		memcpy(t->deferred_args, args, sizeof(t->deferred_args));
+		t->proc->mm->deferred++;
+		return false;
+	}
 	if (sc->cls == MAPTAP_SC_PTRACE && t->entered && s->use_seccomp) {
 		/* An entry stop in a launched process (listener filter):
 		 * let go here, and the call would meet maptap's filter with
@@ -884,6 +980,8 @@ static int handle_status(struct maptap_session *s, pid_t tid, int status)
 		return 0;
 	t->fresh = false;
 	t->stopped = true;
+	if (t->proc->mm->deferred)
+		apply_deferred(s, t);
 	if (t->late) {
 		/* The attach snapshot was read while this thread could not
 		 * stop; whatever it changed meanwhile is found now. */
@@ -1082,31 +1180,88 @@ static void wait_chld(struct maptap_session *s, int chld_fd, uint64_t ns,
 		return;
 }
 
+/* The wait for the next stop (issue 16).  Sleeping in ppoll(2) until
+ * SIGCHLD costs a wake-up per stop, about 4 us on a small VM: the
+ * tracee's next stop usually comes within tens of microseconds of its
+ * resume, so the run loop first looks for it by waitpid(WNOHANG) and
+ * sched_yield() (which also lets the tracee run when it shares our CPU)
+ * for up to s->spin_ns.  A look that finds a stop doubles the time, up
+ * to MT_SPIN_MAX_NS; one that finds none halves it, and below
+ * MT_SPIN_MIN_NS it is 0: a target that stops seldom (idle, or doing
+ * work between its calls) costs no CPU after a few misses.  A sleep
+ * that ends in a stop sooner than MT_SPIN_MAX_NS turns the looking on
+ * again.  (sched_yield() alone, not a pause instruction: the tracee
+ * needs the CPU more than we need a quick look.) */
+#define MT_SPIN_MAX_NS 200000ULL
+#define MT_SPIN_MIN_NS 10000ULL
+
+/* Look for a stop for up to s->spin_ns, as above.  Returns its tid with
+ * *STATUS, 0 when none came or something else needs the loop (a detach
+ * request, the DEADLINE), or -1 with errno from waitpid(2). */
+static pid_t spin_wait(struct maptap_session *s, int *status,
+		       uint64_t deadline)
+{
+	uint64_t t0, now;
+	pid_t tid;
+
+	if (!s->spin_ns || s->listeners.n || s->detaching)
+		return 0;
+	t0 = mt_now_ns();
+	for (;;) {
+		sched_yield();
+		tid = waitpid(-1, status, __WALL | WNOHANG);
+		if (tid > 0) {
+			s->spin_ns = s->spin_ns * 2 > MT_SPIN_MAX_NS ?
+				     MT_SPIN_MAX_NS : s->spin_ns * 2;
+			return tid;
+		}
+		if (tid < 0)
+			return tid;
+		/* A request from a signal handler: the loop takes it. */
+		if (__atomic_load_n(&s->detach_req, __ATOMIC_SEQ_CST))
+			return 0;
+		now = mt_now_ns();
+		if (deadline && now >= deadline)
+			return 0;
+		if (now - t0 >= s->spin_ns)
+			break;
+	}
+	s->spin_ns /= 2;
+	if (s->spin_ns < MT_SPIN_MIN_NS)
+		s->spin_ns = 0;
+	return 0;
+}
+
 /* Trace until tracing ends or, unless DEADLINE is 0, until DEADLINE,
  * with SIGCHLD blocked and read from CHLD_FD: every stop already
- * reported is taken with WNOHANG, and only when there is none does it
- * sleep, in ppoll(2), until the next SIGCHLD, a detach request or the
- * deadline.  A SIGCHLD or a request that comes between the two ends the
- * sleep at once, so no stop and no request waits for the deadline.  A
- * busy tracee could report stops forever: past the deadline, at most one
- * more stop per traced thread is handled before returning. */
+ * reported is taken with WNOHANG; when there is none it is looked for a
+ * while (spin_wait()), and only then does the loop sleep, in ppoll(2),
+ * until the next SIGCHLD, a detach request or the deadline.  A SIGCHLD
+ * or a request that comes between the two ends the sleep at once, so no
+ * stop and no request waits for the deadline.  A busy tracee could
+ * report stops forever: past the deadline, at most one more stop per
+ * traced thread is handled before returning. */
 static int run_until(struct maptap_session *s, uint64_t deadline,
 		     int chld_fd)
 {
 	bool signalled = chld_at_stops();
+	uint64_t slept = 0;	/* when the last sleep began; 0 none since */
 	size_t late = 0;
+	pid_t tid = 0;
+	int status;
 
 	while (tracing(s)) {
 		uint64_t now;
-		int status;
-		pid_t tid;
 
 		take_detach_request(s);
 		mt_listeners_poll(s);
-		tid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (tid == 0)
+			tid = waitpid(-1, &status, __WALL | WNOHANG);
 		if (tid < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR) {
+				tid = 0;
 				continue;
+			}
 			if (errno != ECHILD)
 				return -errno;
 			/* Nothing is left to wait for: the records must
@@ -1120,10 +1275,16 @@ static int run_until(struct maptap_session *s, uint64_t deadline,
 		}
 		now = mt_now_ns();
 		if (tid > 0) {
+			if (slept && now - slept < MT_SPIN_MAX_NS)
+				s->spin_ns = MT_SPIN_MAX_NS / 2;
+			slept = 0;
 			mt_handle_status(s, tid, status);
 			if (deadline && now >= deadline &&
 			    ++late > s->threads.n)
 				return tracing(s) ? 1 : 0;
+			/* The thread just resumed stops again soon, most
+			 * likely: look for it before sleeping. */
+			tid = tracing(s) ? spin_wait(s, &status, deadline) : 0;
 			continue;
 		}
 		if (deadline && now >= deadline)
@@ -1135,6 +1296,7 @@ static int run_until(struct maptap_session *s, uint64_t deadline,
 		}
 		/* Detaching, look again for threads that went to sleep
 		 * where they cannot stop (let_go_unstoppable()). */
+		slept = now;
 		wait_chld(s, chld_fd, deadline ? deadline - now : UINT64_MAX,
 			  signalled && !s->detaching);
 	}

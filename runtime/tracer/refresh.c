@@ -289,14 +289,17 @@ static struct mt_thread *pending_over(struct maptap_session *s,
  * in that mmap's name a second time when the right munmap's exit
  * re-read its range (testsuite/system/mapstorm.py, 6391 pages mapped of
  * 6388).  AGAIN false: only those not yet reported. */
-static void report_pending_unmaps(struct maptap_session *s,
-				  struct mt_thread *t, uint64_t lo, uint64_t hi,
-				  bool again)
+static void prune_after(struct maptap_session *s, struct mt_thread *t,
+			uint64_t lo, uint64_t hi, bool own_only);
+
+static int report_pending_unmaps(struct maptap_session *s,
+				 struct mt_thread *t, uint64_t lo, uint64_t hi,
+				 bool again)
 {
 	struct mt_proc *p = t->proc;
 	struct maptap_mm_hint h;
 	size_t i;
-	int pass;
+	int pass, n_rep = 0;
 
 	for (pass = 0; pass < 1 + again; pass++) {
 		for (i = 0; i < s->threads.cap; i++) {
@@ -321,8 +324,13 @@ static void report_pending_unmaps(struct maptap_session *s,
 			maptap_mm_update(p->mm->model, a, b, NULL, 0, &h,
 					 emit_cb, s);
 			o->reported = true;
+			n_rep++;
+			/* It ran: its thread's own earlier mappings there
+			 * are gone (prune_after()). */
+			prune_after(s, o, a, b, true);
 		}
 	}
+	return n_rep;
 }
 
 static bool next_uncovered(uint64_t at, uint64_t hi, uint64_t (*r)[2],
@@ -364,18 +372,39 @@ static void unmap_raced(struct maptap_session *s, struct mt_thread *t,
 		maptap_mm_update(p->mm->model, x, y, NULL, 0, &h, emit_cb, s);
 }
 
+/* Read [LO, HI) of T's mm into s->buf again, after holes_raced()
+ * found the first read torn.  Returns 0 or the -errno of the read. */
+static int reread(struct maptap_session *s, struct mt_thread *t,
+		  uint64_t lo, uint64_t hi)
+{
+	maptap_vma_buf_clear(&s->buf);
+	s->stats.refreshes++;
+	return maptap_maps_read_range(t->proc->mm->reader, lo, hi, &s->buf);
+}
+
 /* A MAP_FIXED mmap that succeeded filled all of [LO, HI); a hole in the
  * kernel's VMAs READ there was made after it, by a sibling's munmap that
  * has not reached its exit.  Report those munmaps first, as
  * unmap_raced() does, so the hole is not this mmap's unmap.  Also for a
  * munmap reported early, at its exit: see unmap_exit().  AGAIN as for
- * report_pending_unmaps(). */
-static void holes_raced(struct maptap_session *s, struct mt_thread *t,
+ * report_pending_unmaps().  Returns how many it reported.
+ *
+ * When it reported any, READ is not to be trusted: a range read is one
+ * query per VMA, not one snapshot, and a sibling's munmap that ran
+ * between two queries leaves the VMAs read before it in READ and a hole
+ * after: a state the mm never had.  That munmap took its whole range at
+ * once, so the caller reads again (reread()): mapstorm.py under load, a
+ * munmap's exit found its sibling's page before the sibling's munmap
+ * and the hole after it, reported that munmap, named the page by an
+ * mmap, and the sibling's own exit unmapped it a second time (12777
+ * pages logged for 12776; issue 16). */
+static int holes_raced(struct maptap_session *s, struct mt_thread *t,
 			uint64_t lo, uint64_t hi,
 			const struct maptap_vma_buf *read, bool again)
 {
 	uint64_t at = lo;
 	size_t i;
+	int n = 0;
 
 	for (i = 0; i <= read->n && at < hi; i++) {
 		uint64_t next = i < read->n ? read->v[i].start : hi;
@@ -383,10 +412,11 @@ static void holes_raced(struct maptap_session *s, struct mt_thread *t,
 		if (next > hi)
 			next = hi;
 		if (at < next)
-			report_pending_unmaps(s, t, at, next, again);
+			n += report_pending_unmaps(s, t, at, next, again);
 		if (i < read->n && read->v[i].end > at)
 			at = read->v[i].end;
 	}
+	return n;
 }
 
 static bool placed(const struct mt_thread *o)
@@ -600,21 +630,31 @@ static bool after_has(const struct mt_thread *t, const struct mt_after *e)
 	return false;
 }
 
-/* Munmap T, at its exit, took [LO, HI).  A mapping there that a sibling
- * call returned before T's entry (one not in T's own list) was gone
- * when T ran: drop it from the lists of the siblings' pending calls
+/* Munmap T ran over [LO, HI): a mapping there that a sibling call
+ * returned before T's entry (one not in T's own list) was gone when T
+ * ran: drop it from the lists of the siblings' pending calls
  * (note_after()), or their exits would name what they find there by a
  * call whose mapping no longer exists (a thread's mmap, its munmap, and
  * its next mmap landing there, still in the kernel, whose first part a
- * sibling's munmap exit reported in the first mmap's name). */
+ * sibling's munmap exit reported in the first mmap's name).
+ *
+ * An entry of T's own thread is dropped whatever T's list holds: a
+ * thread's calls run in order, so its mmap returned before its munmap
+ * began.  That one holds also when T's list is incomplete (more than 4
+ * returned meanwhile) and when T was reported early, by a sibling that
+ * found its hole (report_pending_unmaps()), before its exit: with the
+ * entry kept, a third thread's munmap exit read a new mapping where T
+ * had unmapped and named it by T's earlier mmap, and T's exit then
+ * unmapped it again in its own name: one page mapped and unmapped twice
+ * in the log (mapstorm.py under load, 12777 pages for 12776; issue 16).
+ * OWN_ONLY: only those (T's list is not known to be complete yet). */
 static void prune_after(struct maptap_session *s, struct mt_thread *t,
-			uint64_t lo, uint64_t hi)
+			uint64_t lo, uint64_t hi, bool own_only)
 {
+	bool all = !own_only && t->n_after <= 4;
 	size_t i;
 	int k, j;
 
-	if (t->n_after > 4)
-		return;		/* its list is incomplete: keep all */
 	for (i = 0; i < s->threads.cap; i++) {
 		struct mt_thread *o = s->threads.slot[i];
 
@@ -625,7 +665,8 @@ static void prune_after(struct maptap_session *s, struct mt_thread *t,
 		for (k = 0; k < o->n_after; k++) {
 			struct mt_after *e = &o->after[k];
 
-			if (e->hi <= lo || hi <= e->lo || after_has(t, e))
+			if (e->hi <= lo || hi <= e->lo ||
+			    (e->tid != t->tid && (!all || after_has(t, e))))
 				continue;
 			if (lo <= e->lo && e->hi <= hi) {
 				for (j = k + 1; j < o->n_after; j++)
@@ -666,12 +707,13 @@ static int unmap_exit(struct maptap_session *s, struct mt_thread *t,
 	size_t n;
 	int err;
 
-	prune_after(s, t, lo, hi);
+	prune_after(s, t, lo, hi, false);
 	hint_init(&h, p, t->tid, t->call);
-	if (p->notif && !t->reported) {
+	if ((p->notif || t->confirm) && !t->reported) {
 		/* A supervisor (SECCOMP_RET_USER_NOTIF) may have answered
-		 * for the call without running it: only a read says what
-		 * it did. */
+		 * for the call without running it, and a deferred call's
+		 * return value is not known (it may have failed): only a
+		 * read says what it did. */
 		maptap_vma_buf_clear(&s->buf);
 		err = maptap_maps_read_range(p->mm->reader, lo, hi, &s->buf);
 		if (err)
@@ -704,7 +746,9 @@ static int unmap_exit(struct maptap_session *s, struct mt_thread *t,
 		 * report_pending_unmaps() orders them.  Else the next
 		 * mmap there saw the model empty, and that sibling's exit
 		 * unmapped the new mapping and mapped it again. */
-		holes_raced(s, t, lo, hi, &s->buf, false);
+		if (holes_raced(s, t, lo, hi, &s->buf, false) &&
+		    (err = reread(s, t, lo, hi)) != 0)
+			return err;
 		err = unmap_holes(s, t, lo, hi, &h);
 		if (err < 0)
 			return err;
@@ -774,7 +818,9 @@ static int complete_call(struct maptap_session *s, struct mt_thread *t,
 		s->stats.refreshes++;
 		if (h.fresh_lo < h.fresh_hi &&
 		    (t->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)))
-			holes_raced(s, t, lo, hi, &s->buf, true);
+			if (holes_raced(s, t, lo, hi, &s->buf, true) &&
+			    (err = reread(s, t, lo, hi)) != 0)
+				return err;
 		if (sc->range == MAPTAP_RANGE_MMAP ||
 		    sc->range == MAPTAP_RANGE_RET_LEN ||
 		    sc->range == MAPTAP_RANGE_MREMAP) {
@@ -814,7 +860,10 @@ static int complete_call(struct maptap_session *s, struct mt_thread *t,
 	}
 	if (err < 0)
 		return err;
-	check_stack(s, t);
+	/* A deferred call is applied at the thread's next stop, whose own
+	 * call checks the stack when it is a mapping call. */
+	if (!t->confirm)
+		check_stack(s, t);
 	if (s->opts.verify && !s->detaching) {
 		uint64_t vr[2][2] = { { lo, hi }, { lo2, hi2 } };
 

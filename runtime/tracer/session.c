@@ -181,6 +181,8 @@ void mt_thread_del(struct maptap_session *s, struct mt_thread *t)
 	tt->n--;
 	if (t->call && t->call->cls == MAPTAP_SC_MAP)
 		t->proc->mm->in_call--;
+	if (t->deferred)	/* its mm is gone, or it ran no more */
+		t->proc->mm->deferred--;
 	t->proc->nthreads--;
 	/* Its creator's event is still to come and must not adopt it
 	 * again. */

@@ -26,6 +26,9 @@ struct mt_mm {
 	struct maptap_maps_reader *reader;	/* bound to this mm */
 	uint64_t brk;			/* last program break seen; 0 unknown */
 	int in_call;			/* threads between entry and exit of a MAP call */
+	int deferred;			/* threads with a deferred call
+					 * (mt_thread.deferred); may count
+					 * too many, never too few */
 	int untraced;			/* threads maptap let go of that may
 					 * still use it: what they change is
 					 * found only by reading (resync) */
@@ -62,6 +65,13 @@ struct mt_thread {
 	const struct maptap_syscall *call;	/* pending call, or NULL */
 	uint64_t args[6];		/* its entry arguments */
 	uint64_t sp;			/* stack pointer at entry */
+	/* A mapping call resumed at its entry without an exit stop, its
+	 * change to be read at the thread's next stop (loop.c,
+	 * defer_call()), with its arguments; NULL none. */
+	const struct maptap_syscall *deferred;
+	uint64_t deferred_args[6];
+	bool confirm;			/* the call completing was deferred:
+					 * only a read says what it did */
 	bool reported;			/* its effect was already reported, in
 					 * its name, by another thread's refresh */
 	struct mt_after {		/* sibling mapping calls that returned
@@ -141,6 +151,11 @@ struct maptap_session {
 	bool quiet;
 	int stop_rc;
 	struct mt_listeners listeners;
+	/* How long, after a resume, the run loop looks for the next stop
+	 * by polling (waitpid(WNOHANG) and sched_yield()) before it
+	 * sleeps: adapted to the target (loop.c, spin_wait()); 0 sleeps
+	 * at once. */
+	uint64_t spin_ns;
 	struct maptap_vma_buf buf;	/* scratch for reads */
 	struct maptap_vma_buf buf2;
 	struct maptap_session_stats stats;

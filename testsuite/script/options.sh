@@ -181,4 +181,21 @@ else
 	fail "MAPTAP_TAPSET names the tapsets and the default log's script"
 fi
 
+# --pin: maptap and the launched command on one CPU (the command's
+# allowed CPUs are one); only with -c, refused in one line otherwise.
+all=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+out=$("$maptap" --pin -o /dev/null -c "sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status")
+case $out in
+*[,-]*|"") diag "allowed: '$out' (maptap's own: '$all')"; fail "--pin runs the command on one CPU" ;;
+*) ok "--pin runs the command on one CPU ($out of $all)" ;;
+esac
+"$maptap" --pin -x $$ -e 'probe begin { exit() }' >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" != 0 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+   grep -q -- '--pin' "$tmp/err"; then
+	ok "--pin without -c is refused in one line"
+else
+	sed 's/^/# /' "$tmp/err"; fail "--pin without -c is refused in one line (rc $rc)"
+fi
+
 tap_done

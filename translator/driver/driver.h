@@ -54,6 +54,8 @@ struct driver_opts {
 	int profile;
 	bool verify;			/* --verify */
 	bool no_seccomp;		/* --no-seccomp */
+	bool pin;			/* --pin: maptap and -c's command
+					 * on one CPU */
 	int maps_source;		/* --maps=auto|query|text (enum maptap_maps_source) */
 	unsigned timeout_s;		/* -T SECS; 0 for none */
 	struct driver_define *defines;	/* -D */

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,6 +62,9 @@ static void usage(FILE *fp)
 	      "  --verify     check the model against /proc/PID/maps after each event\n"
 	      "  --maps=SRC   read VMAs with auto, query (PROCMAP_QUERY) or text\n"
 	      "  --no-seccomp launch without the seccomp filter (see maptap(1))\n"
+	      "  --pin        run maptap and the -c command on one CPU (faster\n"
+	      "               for a map-heavy single-threaded command when that\n"
+	      "               CPU is free; see maptap(1))\n"
 	      "  -h, --help   this text;  -V, --version  the version\n", fp);
 }
 
@@ -109,7 +113,7 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 
 enum { OPT_JSON = 256, OPT_VERIFY, OPT_MAPS, OPT_NO_SECCOMP, OPT_LDD,
        OPT_RUNTIME, OPT_DYNINST, OPT_STACKS, OPT_REPORT, OPT_LOG,
-       OPT_PROFILE };
+       OPT_PROFILE, OPT_PIN };
 
 /* stap(1) --runtime=MODE: kernel (stap's default), dyninst or bpf.
  * maptap's runtime is in user space, the one stap calls dyninst, and the
@@ -165,6 +169,7 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "maps", required_argument, NULL, OPT_MAPS },
 		{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
+		{ "pin", no_argument, NULL, OPT_PIN },
 		{ "ldd", no_argument, NULL, OPT_LDD },
 		{ "runtime", required_argument, NULL, OPT_RUNTIME },
 		{ "dyninst", no_argument, NULL, OPT_DYNINST },
@@ -282,6 +287,9 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 		case OPT_NO_SECCOMP:
 			o->no_seccomp = true;
 			break;
+		case OPT_PIN:
+			o->pin = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -307,6 +315,8 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 	if (o->listing && (o->script_text || o->script_file))
 		return refuse("-%c lists probe points: give no script with it",
 			      o->listing == 1 ? 'l' : 'L');
+	if (o->pin && !o->target_cmd)
+		return refuse("--pin is for a command maptap launches: give -c 'CMD'");
 	if (!o->script_text && !o->script_file && o->n_script_args)
 		return refuse("unexpected argument '%s'", argv[optind]);
 	return 0;
@@ -424,6 +434,27 @@ static int run(struct driver_opts *o)
 	return run_log(o);
 }
 
+/* --pin: this thread (maptap, before it starts anything) on the CPU it
+ * runs on now, which the command launched by fork(2) inherits
+ * (sched_setaffinity(2)): a stop then needs no wake-up of another CPU
+ * (issue 16; docs/tracer.md, "Pinning").  Returns 0 or 1 with a
+ * message. */
+static int pin_to_cpu(void)
+{
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0)
+		return refuse("--pin: cannot tell which CPU maptap runs on: %s",
+			      strerror(errno));
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) != 0)
+		return refuse("--pin: cannot pin to CPU %d: %s", cpu,
+			      strerror(errno));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct driver_sigstate sigstate;
@@ -445,6 +476,8 @@ int main(int argc, char **argv)
 		code = check_tapset_dir(&o);
 	if (!code)
 		code = check_modes(&o);
+	if (!code && o.pin)
+		code = pin_to_cpu();
 	if (!code)
 		code = run(&o);
 	free(o.defines);

@@ -1139,6 +1139,11 @@ int tr_target_open(struct interp *I)
 	so.maps_source = (enum maptap_maps_source)o->maps_source;
 	so.verify = o->verify;
 	so.no_seccomp = o->no_seccomp;
+	/* The default log without --stacks reads no thread's stack at an
+	 * event: calls may complete at the next stop (issue 16).  A script,
+	 * --stacks and --report may unwind the call, which must be at its
+	 * own stop then. */
+	so.defer_calls = o->own_output && !o->stacks && !o->report;
 	/* The command starts with the signals maptap was started with,
 	 * not the handlers and SIGPIPE disposition maptap sets for itself. */
 	if (o->sigstate) {
