@@ -49,6 +49,9 @@ struct driver_opts {
 	int profile;
 	bool verify;			/* --verify */
 	bool no_seccomp;		/* --no-seccomp */
+	int events;			/* --events=ptrace|perf|auto (enum
+					 * maptap_events_source); -1 not given:
+					 * auto for -x, ptrace for -c */
 	int maps_source;		/* --maps=auto|query|text (enum maptap_maps_source) */
 	unsigned timeout_s;		/* -T SECS; 0 for none */
 	struct driver_define *defines;	/* -D */
