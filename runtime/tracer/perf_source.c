@@ -83,6 +83,8 @@ static const struct {
 	{ "shmdt", true, true },
 	{ "io_destroy", true, true },
 	{ "exit_group", true, false },
+	{ "execve", true, false },	/* who exec'd: former_tid */
+	{ "execveat", true, false },
 };
 #define TP_COUNT (sizeof(tp_list) / sizeof(tp_list[0]))
 #define TP_MAX (2 * TP_COUNT)
@@ -704,6 +706,7 @@ static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 	struct maptap_mm_hint h;
 	struct mt_proc *p;
 	struct mt_thread *t;
+	bool heap;
 
 	if (len < 64 + sizeof(struct pf_sample_id))
 		return;
@@ -721,15 +724,21 @@ static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 	if (!p || !p->ready || time < p->perf_since)
 		return;
 	t = thread_of(s, p, (pid_t)tid);
-	/* Within a call whose exit reads what it did (brk, mremap...),
-	 * or an exec's image, rebuilt from a read anyway. */
-	if (t && t->call)
+	/* Within a call whose exit applies what it did (mremap, ...).  A
+	 * brk(2) that grows the heap maps it with do_brk_flags(), which
+	 * gives this record: the heap, as /proc/PID/maps names it. */
+	if (t && t->call && t->call->range != MAPTAP_RANGE_BRK)
 		return;
+	heap = t && t->call;
 	name = (const char *)r + 64;
 	max = len - 64 - sizeof(struct pf_sample_id);
 	nlen = strnlen(name, max);
 	if (strcmp(name, "//anon") == 0)
 		nlen = 0;
+	if (heap && !ino) {
+		name = "[heap]";
+		nlen = 6;
+	}
 	memset(&v, 0, sizeof(v));
 	v.start = PAGE_DOWN(addr);
 	v.end = PAGE_UP(addr + size);
@@ -751,8 +760,9 @@ static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 	v.name_len = nlen;
 	v.kind = maptap_vma_kind_of(v.name, v.name_len, v.inode);
 	pending_unmaps(s, p, t, v.start, v.end, time);
-	hint_of(&h, p, (pid_t)tid, maptap_syscall_lookup(
+	hint_of(&h, p, (pid_t)tid, heap ? t->call : maptap_syscall_lookup(
 		maptap_syscall_native_arch(), SYS_mmap), time);
+	h.in_place = heap;
 	/* The record gives the VMA after the kernel merged the new mapping
 	 * with its neighbours (mmap_region() reports the merged VMA): the
 	 * new part is known only for a file mapping, which merges with
@@ -767,30 +777,128 @@ static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 	s->stats.map_calls++;
 }
 
-/* The range a brk call that returned NOW touched: from the last break
- * seen (or the end of [heap], or the start of the heap area). */
-static bool brk_range(struct mt_proc *p, uint64_t now, uint64_t *lo,
-		      uint64_t *hi)
+/* brk(2) returned RET, the new break.  Growing, the kernel gave a
+ * PERF_RECORD_MMAP2 of the heap, taken as [heap] (on_mmap2()); shrinking
+ * gives none: the pages between the new break and the last one seen are
+ * gone.  Before any break is seen (an attach), a read of the range. */
+static void apply_brk(struct maptap_session *s, struct mt_proc *p, pid_t tid,
+		      const struct maptap_syscall *sc, uint64_t time,
+		      int64_t ret)
 {
-	uint64_t old = p->mm->brk;
+	uint64_t old = p->mm->brk, now = (uint64_t)ret;
+	struct maptap_mm_hint h;
 
+	if (ret <= 0)
+		return;
 	p->mm->brk = now;
-	if (!old) {
-		long start = 0;
-		const struct maptap_vma *heap;
+	if (!old || PAGE_UP(now) >= PAGE_UP(old))
+		return;
+	hint_of(&h, p, tid, sc, time);
+	h.in_place = true;
+	maptap_mm_update(p->mm->model, PAGE_UP(now), PAGE_UP(old), NULL, 0,
+			 &h, emit_cb, s);
+	touch(s->perf, p, PAGE_UP(now), PAGE_UP(old));
+}
 
-		if (mt_proc_stat_field(p->pid, 47, &start) != 0 || start <= 0)
-			return false;
-		old = (uint64_t)start;
-		heap = maptap_mm_find(p->mm->model, old);
-		if (heap)
-			old = heap->end;
+struct shift {
+	struct maptap_vma_buf *buf;
+	uint64_t lo, hi;	/* the part taken */
+	int64_t by;		/* added to each address */
+};
+
+static int shift_vma(const struct maptap_vma *v, void *arg)
+{
+	struct shift *c = arg;
+	struct maptap_vma x = *v;
+
+	if (x.start < c->lo) {
+		if (x.inode)
+			x.offset += c->lo - x.start;
+		x.start = c->lo;
 	}
-	if (PAGE_UP(old) == PAGE_UP(now))
-		return false;
-	*lo = PAGE_DOWN(old < now ? old : now);
-	*hi = PAGE_UP(old < now ? now : old);
-	return true;
+	if (x.end > c->hi)
+		x.end = c->hi;
+	x.start += (uint64_t)c->by;
+	x.end += (uint64_t)c->by;
+	return maptap_vma_buf_push(c->buf, &x) ? -1 : 0;
+}
+
+/* mremap(2) of thread T returned NEW, its arguments in T->args (old
+ * address, old size, new size, flags).  Its effect follows from the
+ * model: in place, the VMA at the old end grows or the tail goes; moved,
+ * the old range's VMAs go to NEW (the old range stays mapped with
+ * MREMAP_DONTUNMAP), grown or cut to the new size. */
+static void apply_mremap(struct maptap_session *s, struct mt_proc *p,
+			 struct mt_thread *t, const struct maptap_syscall *sc,
+			 uint64_t time, uint64_t new)
+{
+	uint64_t a = PAGE_DOWN(t->args[0]), olen = PAGE_UP(t->args[1]);
+	uint64_t nlen = PAGE_UP(t->args[2]), lo, hi;
+	struct shift c = { &s->buf2, 0, 0, 0 };
+	struct maptap_mm_hint h;
+	bool dontunmap = t->args[3] & 4;	/* MREMAP_DONTUNMAP */
+
+	hint_of(&h, p, t->tid, sc, time);
+	maptap_vma_buf_clear(&s->buf2);
+	if (new == a) {
+		/* In place: what stays, the VMA at the end grown or cut, over
+		 * the larger of the two ranges (the events' old extents are
+		 * the mapping's before the call). */
+		h.in_place = true;
+		if (nlen == olen || !olen || !nlen)
+			return;
+		c.lo = a;
+		c.hi = a + (nlen < olen ? nlen : olen);
+		if (maptap_mm_foreach(p->mm->model, c.lo, c.hi, shift_vma,
+				      &c) != 0 || !s->buf2.n)
+			goto read;
+		maptap_vma_buf_finish(&s->buf2);
+		if (nlen > olen)
+			s->buf2.v[s->buf2.n - 1].end = a + nlen;
+		hi = a + (nlen > olen ? nlen : olen);
+		maptap_mm_update(p->mm->model, a, hi, s->buf2.v, s->buf2.n,
+				 &h, emit_cb, s);
+		touch(s->perf, p, a, hi);
+		return;
+	}
+	/* Moved: the old range's VMAs at NEW. */
+	c.lo = a;
+	c.hi = a + (nlen < olen ? nlen : olen);
+	c.by = (int64_t)(new - a);
+	if (!olen || maptap_mm_foreach(p->mm->model, c.lo, c.hi, shift_vma,
+				       &c) != 0 || !s->buf2.n)
+		goto read;
+	maptap_vma_buf_finish(&s->buf2);
+	if (nlen > olen)	/* grown while moved: the last VMA goes on */
+		s->buf2.v[s->buf2.n - 1].end = new + nlen;
+	if (dontunmap || (new < a + olen && a < new + nlen)) {
+		/* Only the new range changes (or an overlap no mremap(2)
+		 * accepts): no move event. */
+		maptap_mm_update(p->mm->model, new, new + nlen, s->buf2.v,
+				 s->buf2.n, &h, emit_cb, s);
+		touch(s->perf, p, new, new + nlen);
+		return;
+	}
+	h.move_old = a;
+	h.move_old_len = olen;
+	h.move_new = new;
+	h.move_new_len = nlen;
+	if (a < new)
+		maptap_mm_update2(p->mm->model, a, a + olen, new, new + nlen,
+				  s->buf2.v, s->buf2.n, &h, emit_cb, s);
+	else
+		maptap_mm_update2(p->mm->model, new, new + nlen, a, a + olen,
+				  s->buf2.v, s->buf2.n, &h, emit_cb, s);
+	touch(s->perf, p, a, a + olen);
+	touch(s->perf, p, new, new + nlen);
+	return;
+read:
+	/* Nothing in the model to move (an attach's first calls): the
+	 * kernel's ranges now. */
+	lo = a;
+	hi = a + olen;
+	apply_read(s, p, t->tid, sc, time, lo, hi,
+		   new == a ? 0 : new, new == a ? 0 : new + nlen, new == a);
 }
 
 static void call_exit(struct maptap_session *s, struct mt_thread *t,
@@ -807,8 +915,7 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 		return;
 	s->stats.map_calls++;
 	if (sc->range == MAPTAP_RANGE_BRK) {
-		if (ret > 0 && brk_range(p, (uint64_t)ret, &lo, &hi))
-			apply_read(s, p, t->tid, sc, time, lo, hi, 0, 0, true);
+		apply_brk(s, p, t->tid, sc, time, ret);
 		return;
 	}
 	if (ret < 0 && ret >= -4095)
@@ -832,8 +939,11 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 		apply_protect(s, p, t->tid, sc, time, lo, hi, t->args[2]);
 		return;
 	}
-	apply_read(s, p, t->tid, sc, time, lo, hi, lo2, hi2,
-		   sc->range == MAPTAP_RANGE_MREMAP && lo2 == hi2);
+	if (sc->range == MAPTAP_RANGE_MREMAP) {
+		apply_mremap(s, p, t, sc, time, (uint64_t)ret);
+		return;
+	}
+	apply_read(s, p, t->tid, sc, time, lo, hi, lo2, hi2, false);
 }
 
 static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
@@ -883,6 +993,10 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 
 		if (!sc)
 			return;
+		if (sc->cls == MAPTAP_SC_EXEC) {
+			t->perf_exec = true;
+			return;
+		}
 		if (nr == SYS_exit_group) {
 			uint64_t code = 0;
 
@@ -890,6 +1004,7 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 			p->perf_status = (int)((code & 0xff) << 8);
 			return;
 		}
+		t->perf_exec = false;	/* a failed execve is over */
 		memset(t->args, 0, sizeof(t->args));
 		memcpy(t->args, raw + 16, (n > 6 ? 6 : n) * 8);
 		t->call = sc;
@@ -1001,19 +1116,23 @@ static void forget_proc_threads(struct maptap_session *s, struct mt_proc *p,
 }
 
 /* What an exec maps without a record: [vsyscall] (the same in every
- * process, at the top of the address space), read now as the image's
- * snapshot.  [stack] follows after the batch (mt_check_main_stack()). */
+ * process, at the top of the address space: read from maptap's own
+ * maps, as the target may be gone by now), as the image's snapshot.  [stack] follows after the batch (mt_check_main_stack()). */
 static void exec_specials(struct maptap_session *s, struct mt_proc *p,
 			  uint64_t time)
 {
 	const uint64_t lo = 0xffffffffff600000ULL;
+	struct maptap_maps_reader *self = NULL;
 	struct maptap_mm_hint h;
+	int err;
 
-	if (ensure_reader(s, p))
+	/* Ours is the target's: the kernel's gate page, in every mm. */
+	if (maptap_maps_open(getpid(), s->opts.maps_source, &self))
 		return;
 	maptap_vma_buf_clear(&s->buf);
-	if (maptap_maps_read_range(p->mm->reader, lo, MT_TOP, &s->buf) ||
-	    !s->buf.n)
+	err = maptap_maps_read_range(self, lo, MT_TOP, &s->buf);
+	maptap_maps_close(self);
+	if (err || !s->buf.n)
 		return;
 	hint_of(&h, p, p->pid, NULL, time);
 	h.snapshot = true;
@@ -1025,14 +1144,29 @@ static void on_exec(struct maptap_session *s, struct mt_proc *p,
 		    uint32_t tid, uint64_t time)
 {
 	struct maptap_event ev;
+	pid_t former = p->pid;
 	char *old_exe;
+	size_t i;
 
 	(void)tid;
+	/* The thread that exec'd: the one in execve (its entry record). */
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *o = s->threads.slot[i];
+
+		if (o && o != (struct mt_thread *)1 && o->proc == p &&
+		    o->perf_exec) {
+			former = o->tid;
+			if (o->tid != p->pid)
+				break;
+		}
+	}
 	/* A non-leader thread that exec'd has the leader's tid now, and
 	 * every other thread is gone (execve(2)). */
 	forget_proc_threads(s, p, p->pid);
 	if (!mt_thread_find(s, p->pid))
 		mt_thread_add(s, p->pid, p);
+	else
+		mt_thread_find(s, p->pid)->perf_exec = false;
 	if (p->mm->refs > 1) {	/* leave the mm of a vfork parent */
 		struct mt_mm *mm = mt_mm_new();
 
@@ -1051,6 +1185,7 @@ static void on_exec(struct maptap_session *s, struct mt_proc *p,
 	old_exe = p->exe;
 	p->exe = mt_proc_exe(p->pid);
 	proc_event(&ev, MAPTAP_EV_EXEC, p->pid, p->pid, time);
+	ev.former_tid = former;
 	ev.path = p->exe;
 	ev.old_path = old_exe;
 	ev.syscall = "execve";

@@ -100,6 +100,7 @@ struct mt_thread {
 	bool exiting;			/* past its PTRACE_EVENT_EXIT stop: it
 					 * runs no more user code */
 	struct mt_ustack *ustack;	/* pending returns (uprobe.c); NULL */
+	bool perf_exec;			/* perf: in execve (its entry record) */
 };
 
 struct mt_thread_table {
