@@ -41,6 +41,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -83,8 +84,11 @@ static const struct {
 	{ "shmdt", true, true },
 	{ "io_destroy", true, true },
 	{ "exit_group", true, false },
-	{ "execve", true, false },	/* who exec'd: former_tid */
-	{ "execveat", true, false },
+	{ "execve", true, true },	/* who exec'd: former_tid; the */
+	{ "execveat", true, true },	/* image's snapshot ends at exit */
+	{ "vfork", true, false },	/* a child that shares the mm */
+	{ "clone", true, false },	/* its flags: CLONE_VM */
+	{ "clone3", true, false },	/* flags in memory: kcmp(2) */
 };
 #define TP_COUNT (sizeof(tp_list) / sizeof(tp_list[0]))
 #define TP_MAX (2 * TP_COUNT)
@@ -763,12 +767,18 @@ static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 	hint_of(&h, p, (pid_t)tid, heap ? t->call : maptap_syscall_lookup(
 		maptap_syscall_native_arch(), SYS_mmap), time);
 	h.in_place = heap;
+	if (p->perf_in_exec) {
+		/* The new image, mapped by execve itself: its snapshot, as
+		 * ptrace's read at the exec stop gives it. */
+		hint_of(&h, p, (pid_t)tid, NULL, time);
+		h.snapshot = true;
+	}
 	/* The record gives the VMA after the kernel merged the new mapping
 	 * with its neighbours (mmap_region() reports the merged VMA): the
 	 * new part is known only for a file mapping, which merges with
 	 * nothing in practice.  An anonymous mapping over one just like it
 	 * (MAP_FIXED) is then no event. */
-	if (v.inode) {
+	if (v.inode && !h.snapshot) {
 		h.fresh_lo = v.start;
 		h.fresh_hi = v.end;
 	}
@@ -969,8 +979,8 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 	memcpy(&time, r + 16, 8);
 	memcpy(&rsize, r + 24, 4);
 	raw = r + 28;
-	if (rsize < 24 || 28 + (size_t)rsize > len)
-		return;
+	if (rsize < 12 || 28 + (size_t)rsize > len)
+		return;		/* vfork's entry has no argument */
 	memcpy(&type, raw, 2);
 	memcpy(&nr, raw + 8, 4);
 	for (i = 0; i < f->ntp; i++) {
@@ -989,7 +999,7 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 	if (enter) {
 		const struct maptap_syscall *sc = maptap_syscall_lookup(
 			maptap_syscall_native_arch(), nr);
-		size_t n = (rsize - 16) / 8;
+		size_t n = rsize > 16 ? (rsize - 16) / 8 : 0;
 
 		if (!sc)
 			return;
@@ -997,10 +1007,22 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 			t->perf_exec = true;
 			return;
 		}
+		if (nr == SYS_vfork || sc->cls == MAPTAP_SC_CLONE ||
+		    sc->cls == MAPTAP_SC_CLONE3) {
+			uint64_t flags = 0;
+
+			if (n)
+				memcpy(&flags, raw + 16, 8);
+			t->perf_clone_vm = nr == SYS_vfork ||
+					   (sc->cls == MAPTAP_SC_CLONE &&
+					    (flags & CLONE_VM));
+			return;
+		}
 		if (nr == SYS_exit_group) {
 			uint64_t code = 0;
 
-			memcpy(&code, raw + 16, 8);
+			if (n)
+				memcpy(&code, raw + 16, 8);
 			p->perf_status = (int)((code & 0xff) << 8);
 			return;
 		}
@@ -1011,7 +1033,11 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 		t->reported = false;
 		return;
 	}
-	if (t->call && t->call->nr == nr) {
+	if (nr == SYS_execve || nr == SYS_execveat) {
+		p->perf_in_exec = false;	/* its image is complete */
+		return;
+	}
+	if (t->call && t->call->nr == nr && rsize >= 24) {
 		int64_t ret;
 
 		memcpy(&ret, raw + 16, 8);
@@ -1040,6 +1066,7 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 	struct maptap_event ev;
 	struct maptap_mm_hint h;
 	struct mt_proc *parent, *p;
+	struct mt_thread *pt;
 	struct mt_mm *mm;
 
 	if (len < 24)
@@ -1064,7 +1091,11 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 	}
 	if (mt_proc_find(s, (pid_t)pid))
 		return;
-	if (mt_same_mm(parent->pid, (pid_t)pid) == 1) {
+	/* The creator's vfork or clone(CLONE_VM) entry says so; for clone3
+	 * (its flags are in memory) the kernel, while both still run. */
+	pt = mt_thread_find(s, (pid_t)ptid);
+	if ((pt && pt->perf_clone_vm) ||
+	    mt_same_mm(parent->pid, (pid_t)pid) == 1) {
 		p = mt_proc_new(s, (pid_t)pid, parent->mm);
 		if (!p)
 			return;
@@ -1196,6 +1227,7 @@ static void on_exec(struct maptap_session *s, struct mt_proc *p,
 	 * now would show what the program did since).  Its [stack] has no
 	 * record: mt_check_main_stack() after the batch. */
 	p->perf_since = 0;
+	p->perf_in_exec = true;
 	exec_specials(s, p, time);
 	mt_ready(s, p, p->pid, s->launched && p->pid == s->launched_pid &&
 		 !p->ready ? MAPTAP_READY_LAUNCH : MAPTAP_READY_EXEC);

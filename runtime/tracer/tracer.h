@@ -52,6 +52,8 @@ struct mt_proc {
 					 * in the last full read already */
 	uint64_t perf_gone;		/* perf: first seen gone from /proc
 					 * without an exit record; 0 not */
+	bool perf_in_exec;		/* perf: between the exec's record and
+					 * execve's return: its snapshot */
 	int perf_status;		/* perf: wait status from its
 					 * exit_group, -1 unknown */
 	bool notif;			/* may have a seccomp filter with a
@@ -101,6 +103,8 @@ struct mt_thread {
 					 * runs no more user code */
 	struct mt_ustack *ustack;	/* pending returns (uprobe.c); NULL */
 	bool perf_exec;			/* perf: in execve (its entry record) */
+	bool perf_clone_vm;		/* perf: its last vfork/clone shares
+					 * the mm */
 };
 
 struct mt_thread_table {
