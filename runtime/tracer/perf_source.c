@@ -770,7 +770,8 @@ static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 	if (p->perf_in_exec) {
 		/* The new image, mapped by execve itself: its snapshot, as
 		 * ptrace's read at the exec stop gives it. */
-		hint_of(&h, p, (pid_t)tid, NULL, time);
+		hint_of(&h, p, (pid_t)tid, maptap_syscall_lookup(
+			maptap_syscall_native_arch(), SYS_execve), time);
 		h.snapshot = true;
 	}
 	/* The record gives the VMA after the kernel merged the new mapping
