@@ -112,9 +112,10 @@ struct mt_perf {
 	struct mt_perf_ring *ring;	/* per CPU */
 	int *fds;		/* every fd opened */
 	size_t nfds, capfds;
-	int tp_id[TP_MAX];	/* tracepoint ids, -1 unused */
-	bool tp_enter[TP_MAX];
+	int tp_id[TP_MAX + 1];	/* tracepoint ids */
+	bool tp_enter[TP_MAX + 1];
 	size_t ntp;
+	int lock_id;		/* mmap_lock_acquire_returned, or -1 */
 	bool launch;		/* events enabled at the command's exec */
 	struct pf_ranges touched;	/* ranges this batch applied */
 	struct pf_ranges suspects;	/* differences awaiting settling */
@@ -136,7 +137,8 @@ static int tp_id_of(const char *root, const char *name)
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/events/syscalls/%s/id", root, name);
+	snprintf(path, sizeof(path), "%s/events/%s%s/id", root,
+		 strchr(name, '/') ? "" : "syscalls/", name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -240,6 +242,16 @@ static struct mt_perf *new_perf(const char *tracefs, char *why, size_t wsize)
 			f->tp_enter[f->ntp] = !k;
 			f->ntp++;
 		}
+	}
+	/* When a munmap took the mm's lock, to order it against the MMAP2
+	 * records of other threads (unmap_exit()). */
+	f->lock_id = tp_id_of(tracefs, "mmap_lock/mmap_lock_acquire_returned");
+	if (f->lock_id > 0) {
+		f->tp_id[f->ntp] = f->lock_id;
+		f->tp_enter[f->ntp] = false;
+		f->ntp++;
+	} else {
+		f->lock_id = -1;
 	}
 	return f;
 nomem:
@@ -347,6 +359,11 @@ static int open_thread(struct mt_perf *f, pid_t tid)
 			err = open_one(f, &a, tid, cpu);
 			if (err)
 				return err;
+			/* Write locks only (a filter the kernel refuses
+			 * leaves them all: on_sample() looks too). */
+			if (f->tp_id[i] == f->lock_id)
+				ioctl(f->fds[f->nfds - 1], PERF_EVENT_IOC_SET_FILTER,
+				      "write == 1 && success == 1");
 		}
 	}
 	return opened ? 0 : -ENODEV;
@@ -676,24 +693,113 @@ static void pending_unmaps(struct maptap_session *s, struct mt_proc *p,
 	size_t i, n = 0;
 
 	maptap_mm_foreach(p->mm->model, lo, hi, count_vma, &n);
-	if (!n)
-		return;
 	for (i = 0; i < s->threads.cap; i++) {
 		struct mt_thread *o = s->threads.slot[i];
 		uint64_t a, b, a2, b2;
 
 		if (!o || o == (struct mt_thread *)1 || o == self ||
-		    !o->call || o->reported ||
-		    o->call->range != MAPTAP_RANGE_UNMAP ||
+		    !o->call || o->call->range != MAPTAP_RANGE_UNMAP ||
 		    o->proc->mm != p->mm ||
 		    maptap_syscall_range(o->call, o->args, 0, &a, &b, &a2,
 					 &b2) != 1 ||
 		    !(a < hi && lo < b))
 			continue;
+		/* Its exit reads what is here then: this mapping may have
+		 * come before the munmap ran or after (unmap_exit()). */
+		if (o->n_after < 4) {
+			o->after[o->n_after] = (struct mt_after){
+				self ? self->tid : p->pid, NULL, lo, hi };
+			o->perf_after_ns[o->n_after] = time;
+		}
+		o->n_after++;
+		/* Where the kernel tells when the munmap took the mm's lock,
+		 * only one that did so before this mapping has run (the
+		 * mapping holds the same lock); else, as likely, it has. */
+		if (!n || o->reported ||
+		    (s->perf->lock_id > 0 && !o->perf_lock_ns))
+			continue;
 		hint_of(&h, o->proc, o->tid, o->call, time);
 		maptap_mm_update(p->mm->model, a, b, NULL, 0, &h, emit_cb, s);
 		touch(s->perf, p, a, b);
 		o->reported = true;
+	}
+}
+
+/* munmap T of [LO, HI) returned 0.  Its range is gone, unless it was
+ * applied already (pending_unmaps()).  What other threads mapped there
+ * while it was in the kernel (T->after: their MMAP2 records came between
+ * its entry and exit) may be from before it ran (gone) or after (there):
+ * a read of those ranges says which.  A MAP_FIXED mapping over memory it
+ * had not freed yet made pending_unmaps() take it early; the read puts
+ * right what it unmapped too soon. */
+static void unmap_exit(struct maptap_session *s, struct mt_thread *t,
+		       const struct maptap_syscall *sc, uint64_t time,
+		       uint64_t lo, uint64_t hi)
+{
+	struct mt_proc *p = t->proc;
+	struct maptap_mm_hint h;
+	uint64_t x = lo, y;
+	int i, n = t->n_after;
+
+	hint_of(&h, p, t->tid, sc, time);
+	if (t->perf_lock_ns && n <= 4) {
+		/* Ordered by the lock: mappings made after it took the lock
+		 * stay; the rest of the range is gone (unless taken early,
+		 * which was after the lock too). */
+		if (t->reported)
+			return;
+		while (x < hi) {
+			y = hi;
+			for (i = 0; i < n; i++) {
+				if (t->perf_after_ns[i] < t->perf_lock_ns)
+					continue;
+				if (t->after[i].lo <= x && x < t->after[i].hi)
+					break;
+				if (t->after[i].lo > x && t->after[i].lo < y)
+					y = t->after[i].lo;
+			}
+			if (i < n) {
+				x = t->after[i].hi;
+				continue;
+			}
+			maptap_mm_update(p->mm->model, x, y, NULL, 0, &h,
+					 emit_cb, s);
+			touch(s->perf, p, x, y);
+			x = y;
+		}
+		return;
+	}
+	if (n > 4) {	/* too many to tell apart: the kernel's now */
+		if (!t->reported)
+			maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h,
+					 emit_cb, s);
+		apply_read(s, p, t->tid, sc, time, lo, hi, 0, 0, false);
+		return;
+	}
+	/* Unmapped: the range but for those mappings, which a read
+	 * settles (in this munmap's name where they are gone). */
+	while (!t->reported && x < hi) {
+		y = hi;
+		for (i = 0; i < n; i++) {
+			if (t->after[i].lo <= x && x < t->after[i].hi)
+				break;
+			if (t->after[i].lo > x && t->after[i].lo < y)
+				y = t->after[i].lo;
+		}
+		if (i < n) {
+			x = t->after[i].hi;
+			continue;
+		}
+		maptap_mm_update(p->mm->model, x, y, NULL, 0, &h, emit_cb, s);
+		touch(s->perf, p, x, y);
+		x = y;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t a = t->after[i].lo > lo ? t->after[i].lo : lo;
+		uint64_t b = t->after[i].hi < hi ? t->after[i].hi : hi;
+
+		if (a < b)
+			apply_read(s, p, t->tid, sc, time, a, b, 0, 0, false);
 	}
 }
 
@@ -918,7 +1024,6 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 	const struct maptap_syscall *sc = t->call;
 	struct mt_proc *p = t->proc;
 	uint64_t lo = 0, hi = 0, lo2 = 0, hi2 = 0;
-	struct maptap_mm_hint h;
 	int r;
 
 	t->call = NULL;
@@ -939,11 +1044,7 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 	if (r != 1)
 		return;
 	if (sc->range == MAPTAP_RANGE_UNMAP) {
-		if (t->reported)
-			return;	/* applied at a sibling's mmap there */
-		hint_of(&h, p, t->tid, sc, time);
-		maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h, emit_cb, s);
-		touch(s->perf, p, lo, hi);
+		unmap_exit(s, t, sc, time, lo, hi);
 		return;
 	}
 	if (sc->nr == SYS_mprotect || sc->nr == SYS_pkey_mprotect) {
@@ -997,6 +1098,12 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 	t = thread_of(s, p, (pid_t)tid);
 	if (!t)
 		return;
+	if (type == f->lock_id) {
+		/* { ...; mm; u64 memcg_id; bool write, success } */
+		if (rsize >= 26 && raw[24] && raw[25])
+			t->perf_lock_ns = time;
+		return;
+	}
 	if (enter) {
 		const struct maptap_syscall *sc = maptap_syscall_lookup(
 			maptap_syscall_native_arch(), nr);
@@ -1032,6 +1139,8 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 		memcpy(t->args, raw + 16, (n > 6 ? 6 : n) * 8);
 		t->call = sc;
 		t->reported = false;
+		t->n_after = 0;
+		t->perf_lock_ns = 0;
 		return;
 	}
 	if (nr == SYS_execve || nr == SYS_execveat) {
