@@ -803,6 +803,25 @@ static void unmap_exit(struct maptap_session *s, struct mt_thread *t,
 	}
 }
 
+struct pieces {
+	uint64_t r[8][2];
+	size_t n;		/* > 8: more than kept */
+};
+
+static void add_piece(uint64_t lo, uint64_t hi, const struct maptap_vma *model,
+		      const struct maptap_vma *kernel, void *arg)
+{
+	struct pieces *pc = arg;
+
+	(void)model;
+	(void)kernel;
+	if (pc->n < 8) {
+		pc->r[pc->n][0] = lo;
+		pc->r[pc->n][1] = hi;
+	}
+	pc->n++;
+}
+
 static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 		     uint64_t time)
 {
@@ -869,7 +888,23 @@ static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 	v.name = nlen ? name : "";
 	v.name_len = nlen;
 	v.kind = maptap_vma_kind_of(v.name, v.name_len, v.inode);
-	pending_unmaps(s, p, t, v.start, v.end, time);
+	/* The record gives the VMA after the kernel merged the new mapping
+	 * with its neighbours: the new part is where it differs from the
+	 * model. */
+	{
+		struct pieces pc = { .n = 0 };
+		size_t i;
+
+		maptap_mm_verify_range(p->mm->model, v.start, v.end, &v, 1,
+				       add_piece, &pc);
+		if (pc.n > 8) {
+			pc.n = 1;
+			pc.r[0][0] = v.start;
+			pc.r[0][1] = v.end;
+		}
+		for (i = 0; i < pc.n; i++)
+			pending_unmaps(s, p, t, pc.r[i][0], pc.r[i][1], time);
+	}
 	hint_of(&h, p, (pid_t)tid, heap ? t->call : maptap_syscall_lookup(
 		maptap_syscall_native_arch(), SYS_mmap), time);
 	h.in_place = heap;
