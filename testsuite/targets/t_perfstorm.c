@@ -8,7 +8,8 @@
  * own and, ROUNDS times, picks one of: mmap (anonymous or of /proc/self/
  * exe), munmap (all or part), mprotect (part), mmap MAP_FIXED over part
  * of one of its own, mremap (grow in place, shrink, move to a new place),
- * or, in the first thread only, brk up or down.  The random choices come
+ * or, in the first thread only, brk up or down (never below where it
+ * began).  The random choices come
  * from SEED (rand_r per thread), so a run repeats.  At the end the main
  * thread writes /proc/self/maps to MAPS_FILE (t_dump_maps()) and exits 0:
  * the log replayed must give exactly that.
@@ -39,6 +40,7 @@ struct slot {
 static void storm(int who)
 {
 	struct slot s[SLOTS] = { { 0 } };
+	size_t grown = 0;	/* bytes this storm added to the break */
 	unsigned r = seed * 2654435761u + (unsigned)who;
 	int i, k;
 
@@ -101,26 +103,37 @@ static void storm(int who)
 			    mremap(x->p, x->len, x->len - PG, 0) != MAP_FAILED)
 				x->len -= PG;
 			break;
-		case 6: {	/* mremap: move to a place made for it */
+		case 6: {	/* mremap: move onto a reservation of its own */
 			char *dst = mmap(NULL, x->len + 2 * PG, PROT_NONE,
 					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			char *q;
 
 			if (dst == MAP_FAILED)
 				break;
-			munmap(dst, x->len + 2 * PG);
+			/* Onto it, never into a hole another thread may have
+			 * mapped meanwhile; then its two guard pages go. */
 			q = mremap(x->p, x->len, x->len,
 				   MREMAP_MAYMOVE | MREMAP_FIXED, dst + PG);
 			if (q != MAP_FAILED)
 				x->p = q;
+			munmap(dst, PG);
+			munmap(dst + PG + x->len, PG);
+			if (q == MAP_FAILED)
+				munmap(dst + PG, x->len);
 			break;
 		}
 		default:	/* brk, first thread only */
-			if (who == 0) {
-				if (rand_r(&r) % 2)
-					sbrk((intptr_t)(pages * PG));
-				else
-					sbrk(-(intptr_t)(pages * PG));
+			/* Never below the break the storm began with: malloc's
+			 * memory is under it (nothing mallocs meanwhile). */
+			if (who == 0 && rand_r(&r) % 2) {
+				if (sbrk((intptr_t)(pages * PG)) != (void *)-1)
+					grown += pages * PG;
+			} else if (who == 0 && grown) {
+				size_t by = pages * PG < grown ? pages * PG :
+					    grown;
+
+				if (sbrk(-(intptr_t)by) != (void *)-1)
+					grown -= by;
 			}
 			break;
 		}
@@ -146,7 +159,6 @@ int main(int argc, char **argv)
 	exe_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (exe_fd < 0)
 		t_die("open /proc/self/exe");
-	sbrk(64 * PG);		/* room to shrink into */
 	if (argc > 4) {
 		printf("ready %d\n", (int)getpid());
 		fflush(stdout);
