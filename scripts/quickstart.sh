@@ -20,11 +20,13 @@ builddir=${BUILDDIR:-$top/build}
 # the tools the testsuite and the fuzz run use (systemtap-common: the real
 # tapset files that testsuite/script/tapset-parse parses, 0.7 MB; chromium:
 # profile.py looks at the flame graph in a real browser; gdb and strace:
-# targets that trace, under maptap).
+# targets that trace, under maptap; linux-perf: the anchor of
+# bench/tracer/perfmode.sh).
 pkgs="build-essential autoconf automake libtool pkg-config libelf-dev
 libdw-dev libunwind-dev libcapstone-dev systemtap-sdt-dev linux-libc-dev
 elfutils binutils
-clang libclang-rt-14-dev python3 strace gdb time systemtap-common chromium"
+clang libclang-rt-14-dev python3 strace gdb time systemtap-common chromium
+linux-perf"
 
 missing=
 for p in $pkgs; do
