@@ -52,9 +52,10 @@
 #define PAGE_DOWN(a) ((a) & ~4095ULL)
 #define PAGE_UP(a) (((a) + 4095ULL) & ~4095ULL)
 
-/* Data pages of one CPU's ring: 2 MiB (root is not held to
- * perf_event_mlock_kb; others get what it allows: open_one()). */
-#define MT_PERF_PAGES 512
+/* Data pages of one CPU's ring: 8 MiB, room for about 100,000 records
+ * (root is not held to perf_event_mlock_kb; others get what it allows:
+ * open_one()). */
+#define MT_PERF_PAGES 2048
 /* How long a difference found by a confirmation must last, with no
  * record over its range, before it is taken for the model's: a call's
  * record is written at its exit, microseconds after its change. */
@@ -274,7 +275,11 @@ static void attr_base(struct mt_perf *f, struct perf_event_attr *a)
 	a->clockid = CLOCK_MONOTONIC;
 	a->exclude_hv = 1;
 	a->watermark = 1;
-	a->wakeup_watermark = MT_PERF_PAGES * 4096 / 4;
+	a->wakeup_watermark = 256 * 1024;	/* wake early: never fill up */
+	/* Records lost just before the end have no PERF_RECORD_LOST yet
+	 * (the kernel writes one once the ring has room): read(2) gives
+	 * the count (count_unreported_lost()). */
+	a->read_format = PERF_FORMAT_LOST;
 	if (f->launch) {
 		a->disabled = 1;
 		a->enable_on_exec = 1;
@@ -314,7 +319,7 @@ static int open_one(struct mt_perf *f, struct perf_event_attr *a, pid_t tid,
 		err = mt_perf_ring_map(&f->ring[cpu], fd, MT_PERF_PAGES);
 		if (err == -EPERM)	/* perf_event_mlock_kb: 512 KiB */
 			err = mt_perf_ring_map(&f->ring[cpu], fd,
-					       MT_PERF_PAGES / 8);
+					       MT_PERF_PAGES / 32);
 		if (err)
 			return err;
 		f->ring_fd[cpu] = fd;
@@ -698,25 +703,49 @@ static void pending_unmaps(struct maptap_session *s, struct mt_proc *p,
 		uint64_t a, b, a2, b2;
 
 		if (!o || o == (struct mt_thread *)1 || o == self ||
-		    !o->call || o->call->range != MAPTAP_RANGE_UNMAP ||
-		    o->proc->mm != p->mm ||
+		    !o->call || o->proc->mm != p->mm)
+			continue;
+		/* With the lock's records the order is exact: a sibling's
+		 * munmap or mprotect that took the mm's lock before this
+		 * mapping (which holds the same lock) has run, and is
+		 * applied first; one that has not will run after it, and
+		 * is applied at its exit. */
+		if (s->perf->lock_id > 0) {
+			bool prot = o->call->nr == SYS_mprotect ||
+				    o->call->nr == SYS_pkey_mprotect;
+
+			if ((!prot && o->call->range != MAPTAP_RANGE_UNMAP) ||
+			    !o->perf_lock_ns || o->reported ||
+			    maptap_syscall_range(o->call, o->args, 0, &a, &b,
+						 &a2, &b2) != 1 ||
+			    !(a < hi && lo < b))
+				continue;
+			if (prot) {
+				apply_protect(s, p, o->tid, o->call, time, a, b,
+					      o->args[2]);
+			} else {
+				hint_of(&h, o->proc, o->tid, o->call, time);
+				maptap_mm_update(p->mm->model, a, b, NULL, 0,
+						 &h, emit_cb, s);
+				touch(s->perf, p, a, b);
+			}
+			o->reported = true;
+			continue;
+		}
+		if (o->call->range != MAPTAP_RANGE_UNMAP ||
 		    maptap_syscall_range(o->call, o->args, 0, &a, &b, &a2,
 					 &b2) != 1 ||
 		    !(a < hi && lo < b))
 			continue;
 		/* Its exit reads what is here then: this mapping may have
 		 * come before the munmap ran or after (unmap_exit()). */
-		if (o->n_after < 4) {
+		if (o->n_after < 4)
 			o->after[o->n_after] = (struct mt_after){
 				self ? self->tid : p->pid, NULL, lo, hi };
-			o->perf_after_ns[o->n_after] = time;
-		}
 		o->n_after++;
-		/* Where the kernel tells when the munmap took the mm's lock,
-		 * only one that did so before this mapping has run (the
-		 * mapping holds the same lock); else, as likely, it has. */
-		if (!n || o->reported ||
-		    (s->perf->lock_id > 0 && !o->perf_lock_ns))
+		/* Without the lock's records: memory still in the model
+		 * where this mapping lands was most likely freed by it. */
+		if (!n || o->reported)
 			continue;
 		hint_of(&h, o->proc, o->tid, o->call, time);
 		maptap_mm_update(p->mm->model, a, b, NULL, 0, &h, emit_cb, s);
@@ -742,30 +771,13 @@ static void unmap_exit(struct maptap_session *s, struct mt_thread *t,
 	int i, n = t->n_after;
 
 	hint_of(&h, p, t->tid, sc, time);
-	if (t->perf_lock_ns && n <= 4) {
-		/* Ordered by the lock: mappings made after it took the lock
-		 * stay; the rest of the range is gone (unless taken early,
-		 * which was after the lock too). */
-		if (t->reported)
-			return;
-		while (x < hi) {
-			y = hi;
-			for (i = 0; i < n; i++) {
-				if (t->perf_after_ns[i] < t->perf_lock_ns)
-					continue;
-				if (t->after[i].lo <= x && x < t->after[i].hi)
-					break;
-				if (t->after[i].lo > x && t->after[i].lo < y)
-					y = t->after[i].lo;
-			}
-			if (i < n) {
-				x = t->after[i].hi;
-				continue;
-			}
-			maptap_mm_update(p->mm->model, x, y, NULL, 0, &h,
+	if (s->perf->lock_id > 0) {
+		/* Ordered by the lock (pending_unmaps()): applied already
+		 * when a mapping came after it ran; else all of it now. */
+		if (!t->reported) {
+			maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h,
 					 emit_cb, s);
-			touch(s->perf, p, x, y);
-			x = y;
+			touch(s->perf, p, lo, hi);
 		}
 		return;
 	}
@@ -1083,6 +1095,8 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 		return;
 	}
 	if (sc->nr == SYS_mprotect || sc->nr == SYS_pkey_mprotect) {
+		if (t->reported)
+			return;	/* applied before a mapping that came after */
 		apply_protect(s, p, t->tid, sc, time, lo, hi, t->args[2]);
 		return;
 	}
@@ -1681,9 +1695,11 @@ static size_t drain(struct maptap_session *s, bool all)
 		mt_perf_ring_next(&f->ring[bc]);
 		n++;
 	}
-	for (c = 0; c < f->ncpu; c++)
-		if (f->ring[c].map)
-			mt_perf_ring_end(&f->ring[c]);
+	for (c = 0; c < f->ncpu; c++) {
+		if (!f->ring[c].map)
+			continue;
+		mt_perf_ring_end(&f->ring[c]);
+	}
 	return n;
 }
 
@@ -1731,8 +1747,28 @@ static void reap_silent(struct maptap_session *s)
 		if (mt_now_ns() - p->perf_gone < 2 * MT_PERF_SETTLE_NS)
 			continue;
 		s->stats.lost_threads += (uint64_t)p->nthreads;
-		mt_diag(s, "pid %d: gone without an exit record", (int)p->pid);
+		mt_diag(s, "pid %d: gone without an exit record (records lost: its last changes may be missing)",
+			(int)p->pid);
 		proc_gone(s, p, p->pid, mt_now_ns());
+	}
+}
+
+/* Records the kernel dropped that no PERF_RECORD_LOST has told of:
+ * each event's own count (PERF_FORMAT_LOST: { u64 value; u64 lost; }),
+ * said and counted when it exceeds what the records told. */
+static void count_unreported_lost(struct maptap_session *s)
+{
+	struct mt_perf *f = s->perf;
+	uint64_t v[2], sum = 0;
+	size_t i;
+
+	for (i = 0; i < f->nfds; i++)
+		if (read(f->fds[i], v, sizeof(v)) == sizeof(v))
+			sum += v[1];
+	if (sum > s->stats.lost_records) {
+		mt_diag(s, "perf: %llu records lost at the end (a full ring): the models may miss their changes",
+			(unsigned long long)(sum - s->stats.lost_records));
+		s->stats.lost_records = sum;
 	}
 }
 
@@ -1742,6 +1778,7 @@ static void detach_all(struct maptap_session *s, const char *why)
 
 	drain(s, true);
 	after_batch(s);
+	count_unreported_lost(s);
 	free_perf(s->perf);
 	s->perf = NULL;
 	while (s->procs) {
@@ -1812,6 +1849,7 @@ int mt_perf_run(struct maptap_session *s, uint64_t deadline)
 	if (s->perf) {
 		drain(s, true);
 		after_batch(s);
+		count_unreported_lost(s);
 	}
 	free_perf(s->perf);
 	s->perf = NULL;

@@ -105,7 +105,6 @@ struct mt_thread {
 	bool perf_exec;			/* perf: in execve (its entry record) */
 	uint64_t perf_lock_ns;		/* perf: when its pending call took
 					 * the mm's lock for writing; 0 not */
-	uint64_t perf_after_ns[4];	/* perf: times of AFTER's records */
 	bool perf_clone_vm;		/* perf: its last vfork/clone shares
 					 * the mm */
 };
