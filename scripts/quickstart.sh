@@ -22,12 +22,13 @@ builddir=${BUILDDIR:-$top/build}
 # profile.py looks at the flame graph in a real browser; gdb and strace:
 # targets that trace, under maptap; systemtap-doc: SystemTap's own example
 # scripts, which targetvars.py runs unchanged; libc6-dbg: glibc's DWARF,
-# for target variables in libc).
+# for target variables in libc; linux-perf: the anchor of
+# bench/tracer/perfmode.sh).
 pkgs="build-essential autoconf automake libtool pkg-config libelf-dev
 libdw-dev libunwind-dev libcapstone-dev systemtap-sdt-dev linux-libc-dev
 elfutils binutils
 clang libclang-rt-14-dev python3 strace gdb time systemtap-common chromium
-systemtap-doc libc6-dbg"
+systemtap-doc libc6-dbg linux-perf"
 
 missing=
 for p in $pkgs; do

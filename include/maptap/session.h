@@ -80,6 +80,26 @@ enum maptap_ready_why {
 				 * without CLONE_VM or with it) */
 };
 
+/* Where a session takes the changes of an address space from
+ * (docs/tracer.md, "Event sources"; maptap(1), --events). */
+enum maptap_events_source {
+	/* ptrace(2) stops at the mapping calls (a seccomp filter in launch
+	 * mode, every call's entry and exit in attach mode). */
+	MAPTAP_EVENTS_PTRACE = 0,
+	/* perf_event_open(2) records (MMAP2, COMM, FORK, EXIT) and the
+	 * syscalls tracepoints of the mapping calls, read from rings: the
+	 * target is never stopped.  Needs CAP_PERFMON (or root, or
+	 * perf_event_paranoid <= -1 for the tracepoints' raw data) and
+	 * tracefs (mounted by maptap on /sys/kernel/tracing when root and
+	 * it is not).  No on_syscall, no breakpoint probes, no registers:
+	 * maptap_session_get_regs() fails with -EBUSY. */
+	MAPTAP_EVENTS_PERF,
+	/* maptap_session_attach(): PERF where the kernel and privileges
+	 * allow it, else PTRACE; maptap_session_launch(): PTRACE.
+	 * maptap_session_events() says which and why. */
+	MAPTAP_EVENTS_AUTO,
+};
+
 /* Options of a session.  Zero-initialize, then set what you need. */
 struct maptap_session_opts {
 	/* Receives every event; may be NULL.  Return 0 to go on.  A
@@ -159,6 +179,10 @@ struct maptap_session_opts {
 	 * False (the default): every mapping call's events come at its own
 	 * exit stop, with the thread still in the call. */
 	bool defer_calls;
+	/* The event source (enum maptap_events_source); 0 is PTRACE.  With
+	 * PERF or AUTO, ON_SYSCALL and breakpoint probes are not served by
+	 * perf events: a caller that needs them asks for PTRACE. */
+	enum maptap_events_source events;
 };
 
 /* Counters of a session, for benchmarks and -v. */
@@ -179,7 +203,14 @@ struct maptap_session_stats {
 	uint64_t refresh_errors;	/* refreshes that failed (reads of the
 					 * maps: -ENOMEM, -EIO, -ESRCH...),
 					 * resyncs that failed included */
-	uint64_t resyncs;	/* whole-mm reads after such a failure */
+	uint64_t resyncs;	/* whole-mm reads after such a failure, or
+				 * after lost perf records */
+	/* perf events only: */
+	uint64_t lost_records;	/* records the kernel dropped (ring full:
+				 * PERF_RECORD_LOST); each loss resyncs */
+	uint64_t confirm_resyncs;	/* ranges where the model, after the
+					 * records, still differed from the
+					 * kernel: read again */
 };
 
 /* Create a session with OPTS (copied).  Returns 0 and *OUT, or -ENOMEM. */
@@ -285,6 +316,13 @@ ssize_t maptap_read_user(pid_t pid, uint64_t addr, void *buf, size_t len);
  * a multi-threaded caller must keep SIGCHLD blocked in its other
  * threads. */
 int maptap_session_run_until(struct maptap_session *s, uint64_t deadline_ns);
+
+/* The event source S uses since its attach or launch (PTRACE before
+ * either) into *USED (may be NULL), and a line saying which and why
+ * ("perf events (the kernel and privileges allow them)", "ptrace: perf
+ * events cannot be used: ..."), owned by S, "" before the choice. */
+const char *maptap_session_events(const struct maptap_session *s,
+				  enum maptap_events_source *used);
 
 /* Copy the counters of S into *OUT. */
 void maptap_session_get_stats(const struct maptap_session *s,

@@ -1,18 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* profile.c -- sampling with perf_event_open(2): one event and one ring
- * per thread, read without stopping the thread (maptap/profile.h).
- *
- * The ring is the one perf_event_open(2) describes under "MMAP layout":
- * a metadata page (struct perf_event_mmap_page) followed by 2^n data
- * pages.  The kernel advances data_head after writing records; the
- * reader loads it with acquire ordering, reads the records in
- * [data_tail, data_head) and stores the new data_tail with release
- * ordering, which gives the space back to the kernel.  A record that
- * wraps around the end of the data area is copied out in two pieces.
+ * per thread, read without stopping the thread (maptap/profile.h).  The
+ * ring itself is read by runtime/common/perf_ring.c, which the tracer's
+ * perf event source shares.
  */
 #include <config.h>
 
 #include <maptap/profile.h>
+
+#include "../common/perf_ring.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -42,8 +38,7 @@ enum {
 struct pf_thread {
 	pid_t pid, tid;
 	int fd;
-	void *map;		/* metadata page + data pages */
-	size_t map_len;
+	struct mt_perf_ring ring;
 	uint64_t lost;
 };
 
@@ -54,8 +49,6 @@ struct maptap_profiler {
 	bool no_format_lost;	/* the kernel predates PERF_FORMAT_LOST */
 	struct pf_thread *v;
 	size_t n, cap;
-	uint8_t *rec;		/* a wrapped record, copied out */
-	size_t rec_cap;
 	struct maptap_profile_stats st;
 	char errmsg[256];
 };
@@ -109,8 +102,7 @@ int maptap_profiler_new(const struct maptap_profile_opts *opts,
 
 static void thread_close(struct pf_thread *t)
 {
-	if (t->map)
-		munmap(t->map, t->map_len);
+	mt_perf_ring_unmap(&t->ring);
 	if (t->fd >= 0)
 		close(t->fd);
 }
@@ -124,7 +116,6 @@ void maptap_profiler_free(struct maptap_profiler *p)
 	for (i = 0; i < p->n; i++)
 		thread_close(&p->v[i]);	/* nobody reads the stats now */
 	free(p->v);
-	free(p->rec);
 	free(p);
 }
 
@@ -291,14 +282,10 @@ int maptap_profile_open(struct maptap_profiler *p, pid_t pid, pid_t tid)
 		p->st.open_fails++;
 		return err;
 	}
-	t.map_len = (1 + (size_t)p->o.pages) * p->page;
-	t.map = mmap(NULL, t.map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		     t.fd, 0);
-	if (t.map == MAP_FAILED) {
-		err = -errno;
-		t.map = NULL;
+	err = mt_perf_ring_map(&t.ring, t.fd, p->o.pages);
+	if (err) {
 		set_err(p, "perf ring of thread %d (%zu KiB): %s", (int)tid,
-			t.map_len / 1024, strerror(-err));
+			(size_t)p->o.pages * p->page / 1024, strerror(-err));
 		thread_close(&t);
 		p->st.open_fails++;
 		return err == -EPERM ? -ENOMEM : err;
@@ -447,55 +434,17 @@ static bool parse_sample(const struct maptap_profiler *p, const uint8_t *rec,
 static long drain_one(struct maptap_profiler *p, struct pf_thread *t,
 		      maptap_profile_fn fn, void *arg, bool *stop)
 {
-	struct perf_event_mmap_page *mp = t->map;
-	const uint8_t *data = (const uint8_t *)t->map + p->page;
-	uint64_t size = (uint64_t)p->o.pages * p->page;
-	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = mp->data_tail;
+	const struct perf_event_header *hp;
 	struct maptap_profile_sample s;
 	struct user_regs_struct regs;
 	long n = 0;
 	int rc;
 
-	while (tail < head && !*stop) {
-		struct perf_event_header h;
-		uint64_t off = tail % size;
-		const uint8_t *rec;
+	mt_perf_ring_begin(&t->ring);
+	while (!*stop && (hp = mt_perf_ring_peek(&t->ring))) {
+		const uint8_t *rec = (const uint8_t *)hp;
+		struct perf_event_header h = *hp;
 
-		if (head - tail < sizeof(h))
-			break;
-		if (off + sizeof(h) <= size) {
-			memcpy(&h, data + off, sizeof(h));
-		} else {
-			size_t a = (size_t)(size - off);
-
-			memcpy(&h, data + off, a);
-			memcpy((uint8_t *)&h + a, data, sizeof(h) - a);
-		}
-		if (h.size < sizeof(h) || h.size > head - tail) {
-			tail = head;	/* a corrupt ring: give it all back */
-			break;
-		}
-		if (off + h.size <= size) {
-			rec = data + off;
-		} else {
-			size_t a = (size_t)(size - off);
-
-			if (p->rec_cap < h.size) {
-				uint8_t *b = realloc(p->rec, h.size);
-
-				if (!b) {
-					tail = head;	/* cannot read it */
-					break;
-				}
-				p->rec = b;
-				p->rec_cap = h.size;
-			}
-			memcpy(p->rec, data + off, a);
-			memcpy(p->rec + a, data, h.size - a);
-			rec = p->rec;
-		}
-		tail += h.size;
 		if (h.type == PERF_RECORD_LOST) {
 			uint64_t lost = 0;
 
@@ -509,27 +458,23 @@ static long drain_one(struct maptap_profiler *p, struct pf_thread *t,
 				p->st.lost += lost;
 			}
 			p->st.lost_records++;
-			continue;
-		}
-		if (h.type != PERF_RECORD_SAMPLE) {
+		} else if (h.type != PERF_RECORD_SAMPLE ||
+			   !parse_sample(p, rec, h.size, &s, &regs)) {
 			p->st.other_records++;
-			continue;
+		} else {
+			p->st.samples++;
+			if (!s.user_mode)
+				p->st.kernel_samples++;
+			n++;
+			rc = fn ? fn(&s, arg) : 0;
+			if (rc) {
+				*stop = true;
+				n = rc > 0 ? -rc : rc;
+			}
 		}
-		if (!parse_sample(p, rec, h.size, &s, &regs)) {
-			p->st.other_records++;
-			continue;
-		}
-		p->st.samples++;
-		if (!s.user_mode)
-			p->st.kernel_samples++;
-		n++;
-		rc = fn ? fn(&s, arg) : 0;
-		if (rc) {
-			*stop = true;
-			n = rc > 0 ? -rc : rc;
-		}
+		mt_perf_ring_next(&t->ring);
 	}
-	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	mt_perf_ring_end(&t->ring);
 	return n;
 }
 

@@ -240,8 +240,19 @@ int maptap_session_attach(struct maptap_session *s, pid_t pid)
 	struct mt_mm *mm;
 	size_t i, nheld;
 	long mode = 0;
-	int err = check_target(s, pid);
+	bool fallback = false;
+	int err = 0;
 
+	/* The perf event source, when chosen: perf_source.c. */
+	if (mt_perf_choose(s, false, &err)) {
+		err = mt_perf_attach(s, pid, &fallback);
+		if (!fallback) {
+			s->perf_used = !err;
+			return err;
+		}
+	}
+	if (!err)
+		err = check_target(s, pid);
 	if (err)
 		return err;
 	mm = mt_mm_new();

@@ -132,7 +132,12 @@ int maptap_session_launch(struct maptap_session *s, char *const argv[],
 	if (err)
 		return mt_error(s, err, "cannot execute '%s': %s", argv[0],
 				strerror(-err));
-	s->use_seccomp = !s->opts.no_seccomp;
+	/* perf events for a command only when asked for (--events=perf). */
+	if (s->opts.events == MAPTAP_EVENTS_PERF &&
+	    !mt_perf_choose(s, true, &err))
+		return err;
+	s->perf_used = s->perf != NULL;
+	s->use_seccomp = !s->opts.no_seccomp && !s->perf;
 	if (s->use_seccomp)
 		opts |= PTRACE_O_TRACESECCOMP;
 	if (pipe2(go, O_CLOEXEC) != 0)
@@ -156,7 +161,13 @@ int maptap_session_launch(struct maptap_session *s, char *const argv[],
 		return mt_error(s, err, "fork: %s", strerror(-err));
 	}
 	close(go[0]);
-	if (ptrace(PTRACE_SEIZE, pid, 0L, opts) != 0) {
+	if (s->perf && (err = mt_perf_launch(s, pid)) != 0) {
+		close(go[1]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return err;
+	}
+	if (!s->perf && ptrace(PTRACE_SEIZE, pid, 0L, opts) != 0) {
 		err = -errno;
 		close(go[1]);
 		kill(pid, SIGKILL);

@@ -1308,6 +1308,14 @@ int maptap_session_run_until(struct maptap_session *s, uint64_t deadline_ns)
 	sigset_t chld, old;
 	int rc, fd;
 
+	if (s->perf) {	/* the perf event source: perf_source.c */
+		rc = mt_perf_run(s, deadline_ns);
+		if (s->stop_rc) {
+			rc = s->stop_rc;
+			s->stop_rc = 0;
+		}
+		return rc;
+	}
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &chld, &old);

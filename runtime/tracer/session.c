@@ -298,6 +298,7 @@ void maptap_session_free(struct maptap_session *s)
 {
 	if (!s)
 		return;
+	mt_perf_free(s);
 	/* Still tracing: a launched command dies with us (EXITKILL); an
 	 * attached process must not be left in a ptrace-stop. */
 	if (s->threads.n && !s->launched)
@@ -371,6 +372,14 @@ int maptap_session_get_regs(struct maptap_session *s, pid_t tid,
 	if (ptrace(PTRACE_GETREGS, tid, 0L, regs) != 0)
 		return -errno;
 	return 0;
+}
+
+const char *maptap_session_events(const struct maptap_session *s,
+				  enum maptap_events_source *used)
+{
+	if (used)
+		*used = s->perf_used ? MAPTAP_EVENTS_PERF : MAPTAP_EVENTS_PTRACE;
+	return s->events_why;
 }
 
 const char *maptap_session_errmsg(const struct maptap_session *s)

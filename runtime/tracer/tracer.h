@@ -51,6 +51,14 @@ struct mt_proc {
 	bool ready;			/* on_ready called: the program is the
 					 * traced one (a launched command is
 					 * maptap's own code until its exec) */
+	uint64_t perf_since;		/* perf: records before this time are
+					 * in the last full read already */
+	uint64_t perf_gone;		/* perf: first seen gone from /proc
+					 * without an exit record; 0 not */
+	bool perf_in_exec;		/* perf: between the exec's record and
+					 * execve's return: its snapshot */
+	int perf_status;		/* perf: wait status from its
+					 * exit_group, -1 unknown */
 	bool notif;			/* may have a seccomp filter with a
 					 * listener (SECCOMP_RET_USER_NOTIF): stop
 					 * at every entry and exit, trust only
@@ -104,6 +112,11 @@ struct mt_thread {
 	bool exiting;			/* past its PTRACE_EVENT_EXIT stop: it
 					 * runs no more user code */
 	struct mt_ustack *ustack;	/* pending returns (uprobe.c); NULL */
+	bool perf_exec;			/* perf: in execve (its entry record) */
+	uint64_t perf_lock_ns;		/* perf: when its pending call took
+					 * the mm's lock for writing; 0 not */
+	bool perf_clone_vm;		/* perf: its last vfork/clone shares
+					 * the mm */
 };
 
 struct mt_thread_table {
@@ -162,6 +175,10 @@ struct maptap_session {
 	uint64_t last_ns;
 	char errmsg[512];
 	struct mt_uprobes *up;		/* breakpoint probes (uprobe.c); NULL */
+	struct mt_perf *perf;		/* the perf event source in use
+					 * (perf_source.c); NULL: ptrace */
+	bool perf_used;			/* attach or launch chose perf */
+	char events_why[256];		/* which source, and why */
 	/* Test-only fault injection (mt_set_fault()); NULL in use. */
 	int (*fault)(void *arg, int site, const struct mt_thread *t);
 	void *fault_arg;
@@ -327,6 +344,22 @@ void mt_uprobe_exec(struct maptap_session *s, struct mt_thread *t);
 void mt_bps_free(struct mt_bps *b);
 void mt_ustack_free(struct mt_ustack *u);
 void mt_uprobes_free(struct mt_uprobes *u);
+
+/* perf_source.c: the perf event source (docs/tracer.md, "Event
+ * sources").  mt_perf_choose(): whether S is to use perf events for an
+ * attach (LAUNCH false) or a launch; makes s->perf and says why in
+ * s->events_why; false with *ERR set (and errmsg) when PERF was asked
+ * for and cannot be had.  mt_perf_attach(): attach to PID without
+ * stopping it; *FALLBACK when AUTO found perf_event_open refused (use
+ * ptrace; s->perf is gone).  mt_perf_launch(): open the events, enabled
+ * at its exec, on the forked command PID.  mt_perf_run(): the run loop
+ * (maptap_session_run_until()).  mt_perf_free(): close the events. */
+struct mt_perf;
+bool mt_perf_choose(struct maptap_session *s, bool launch, int *err);
+int mt_perf_attach(struct maptap_session *s, pid_t pid, bool *fallback);
+int mt_perf_launch(struct maptap_session *s, pid_t pid);
+int mt_perf_run(struct maptap_session *s, uint64_t deadline);
+void mt_perf_free(struct maptap_session *s);
 
 #define MT_PTRACE_OPTS (PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | \
 			PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \

@@ -16,8 +16,10 @@
 # (who includes whom), the layers of runtime/README.md.
 allowed='
 runtime/modules runtime/common
+runtime/profile runtime/common
 runtime/report runtime/common
 runtime/script runtime/common
+runtime/tracer runtime/common
 runtime/unwind runtime/modules
 translator/driver translator/front
 translator/driver translator/interp
@@ -112,6 +114,8 @@ rm -f "$edges.err"
 # exceptions (the translator's, through public headers, are abi.sh's).
 calls='
 runtime/tracer runtime/model
+runtime/tracer runtime/common
+runtime/profile runtime/common
 runtime/modules runtime/model
 runtime/unwind runtime/modules
 runtime/report runtime/unwind

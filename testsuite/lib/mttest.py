@@ -9,6 +9,9 @@ testsuite's summary counts cases, not files.
 Environment (set by `make check`): top_srcdir, top_builddir, CC, and
 MAPTAP_TAPSET, the source tree's tapsets/ (the program knows only the
 installed ones); each defaults from this file's place when run by hand.
+MT_TEST_EVENTS (ptrace, perf or auto; ptrace when unset) is the event
+source every -x and -c run asks for (--events): perfmode.py runs the
+event-stream tests again with perf.
 """
 import json
 import os
@@ -34,6 +37,8 @@ TARGETS = os.path.join(SRCDIR, "testsuite", "targets")
 # process with SIGINT ignored, which maptap, as any program, passes on to
 # its command.  Tests that want an ignored SIGINT set it themselves.
 signal.signal(signal.SIGINT, signal.default_int_handler)
+
+EVENTS = os.environ.get("MT_TEST_EVENTS", "ptrace")
 
 _n = 0
 _failed = 0
@@ -167,6 +172,9 @@ def maptap_argv(args, json_out=True, verify=True):
         full += ["--json", "-o", jsonfile]
     if verify:
         full += ["--verify"]
+    if ("-x" in args or "-c" in args) and not any(
+            str(a).startswith("--events") for a in args):
+        full += ["--events=" + EVENTS]
     # maptap's own output (the text log, the report) goes to stderr
     # unless -o; the tests read it from stdout, as a script's output.
     script = "-e" in args or any(str(a).endswith(".stp") for a in args)
@@ -227,16 +235,20 @@ def attach_run(argv, timeout=120):
                           text=True)
     f = tp.stdout.readline().split()
     pid = int(f[1])
-    full, jsonfile = maptap_argv(["-x", str(pid)])
+    perf = EVENTS == "perf"
+    full, jsonfile = maptap_argv(["-x", str(pid)] + (["-v"] if perf else []))
     mp = subprocess.Popen(full, stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)
-    # Once every thread is seized, nothing it does is missed: a seized
-    # thread stops for maptap's interrupt before it returns to user
-    # space, and the snapshot is read before any is resumed.
-    wait_until(lambda: (lambda s: bool(s) and all(
-        tracer_pid_tid(pid, x) == mp.pid for x in s))(task_states(pid)),
-        what="every thread seized")
+    if perf:
+        wait_attached_perf(mp)
+    else:
+        # Once every thread is seized, nothing it does is missed: a
+        # seized thread stops for maptap's interrupt before it returns
+        # to user space, and the snapshot is read before any is resumed.
+        wait_until(lambda: (lambda s: bool(s) and all(
+            tracer_pid_tid(pid, x) == mp.pid for x in s))(task_states(pid)),
+            what="every thread seized")
     tp.stdin.write("go\n")
     tp.stdin.close()
     out = tp.stdout.read()
@@ -244,6 +256,28 @@ def attach_run(argv, timeout=120):
     r = finish(mp, full, jsonfile, timeout)
     r.stdout = out
     return r, pid, status
+
+
+def wait_attached_perf(mp):
+    """Read maptap MP's stderr (it runs with -v) up to the line that
+    says which event source its attach took: printed once the events are
+    open on every thread and the first model is read.  Returns the
+    line, or "" when maptap ended first."""
+    for line in mp.stderr:
+        if line.startswith("maptap: events:"):
+            return line.strip()
+    return ""
+
+
+def perf_unavailable():
+    """Why maptap cannot use perf events here (--events=perf refused),
+    or None when it can."""
+    p = subprocess.run([MAPTAP, "--events=perf", "-c", "true"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       stdin=subprocess.DEVNULL, text=True, timeout=60)
+    if p.returncode == 0:
+        return None
+    return (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
 
 
 def hexint(s):

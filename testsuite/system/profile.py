@@ -228,7 +228,8 @@ def check_attach():
                            str(ROUNDS)], stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, text=True)
     pid = int(tp.stdout.readline().split()[1])
-    full = [t.MAPTAP, "--profile", "-o", "-", "-x", str(pid)]
+    full = [t.MAPTAP, "--events=" + t.EVENTS, "--profile", "-o", "-", "-x",
+            str(pid)]
     mp = subprocess.Popen(full, stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)
@@ -251,7 +252,8 @@ def check_attach_threads():
                            str(ROUNDS)], stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, text=True)
     pid = int(tp.stdout.readline().split()[1])
-    full = [t.MAPTAP, "-v", "--profile", "-o", "-", "-x", str(pid)]
+    full = [t.MAPTAP, "--events=" + t.EVENTS, "-v", "--profile", "-o", "-",
+            "-x", str(pid)]
     mp = subprocess.Popen(full, stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)

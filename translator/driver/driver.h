@@ -56,6 +56,9 @@ struct driver_opts {
 	bool no_seccomp;		/* --no-seccomp */
 	bool pin;			/* --pin: maptap and -c's command
 					 * on one CPU */
+	int events;			/* --events=ptrace|perf|auto (enum
+					 * maptap_events_source); -1 not given:
+					 * auto for -x, ptrace for -c */
 	int maps_source;		/* --maps=auto|query|text (enum maptap_maps_source) */
 	unsigned timeout_s;		/* -T SECS; 0 for none */
 	struct driver_define *defines;	/* -D */

@@ -65,6 +65,9 @@ static void usage(FILE *fp)
 	      "  --pin        run maptap and the -c command on one CPU (faster\n"
 	      "               for a map-heavy single-threaded command when that\n"
 	      "               CPU is free; see maptap(1))\n"
+	      "  --events=SRC where address-space changes come from: ptrace (stops),\n"
+	      "               perf (perf events; the target never stops) or auto\n"
+	      "               (perf where possible; the default for -x)\n"
 	      "  -h, --help   this text;  -V, --version  the version\n", fp);
 }
 
@@ -111,7 +114,7 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
-enum { OPT_JSON = 256, OPT_VERIFY, OPT_MAPS, OPT_NO_SECCOMP, OPT_LDD,
+enum { OPT_JSON = 256, OPT_VERIFY, OPT_MAPS, OPT_NO_SECCOMP, OPT_EVENTS, OPT_LDD,
        OPT_RUNTIME, OPT_DYNINST, OPT_STACKS, OPT_REPORT, OPT_LOG,
        OPT_PROFILE, OPT_PIN };
 
@@ -170,6 +173,7 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 		{ "maps", required_argument, NULL, OPT_MAPS },
 		{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
 		{ "pin", no_argument, NULL, OPT_PIN },
+		{ "events", required_argument, NULL, OPT_EVENTS },
 		{ "ldd", no_argument, NULL, OPT_LDD },
 		{ "runtime", required_argument, NULL, OPT_RUNTIME },
 		{ "dyninst", no_argument, NULL, OPT_DYNINST },
@@ -182,6 +186,7 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->last_pass = 5;
+	o->events = -1;
 	opterr = 0;	/* bad_option() says it, naming maptap */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
@@ -289,6 +294,16 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 			break;
 		case OPT_PIN:
 			o->pin = true;
+			break;
+		case OPT_EVENTS:
+			if (strcmp(optarg, "ptrace") == 0)
+				o->events = MAPTAP_EVENTS_PTRACE;
+			else if (strcmp(optarg, "perf") == 0)
+				o->events = MAPTAP_EVENTS_PERF;
+			else if (strcmp(optarg, "auto") == 0)
+				o->events = MAPTAP_EVENTS_AUTO;
+			else
+				return refuse("--events: '%s' is not ptrace, perf or auto", optarg);
 			break;
 		case 'h':
 			usage(stdout);

@@ -1052,6 +1052,44 @@ static int fail(struct run *r, const char *what, const char *why)
 	return -1;
 }
 
+/* -v: which event source the session took, and why. */
+static void say_events(struct run *r)
+{
+	if (r->I->s->opts->verbose)
+		fprintf(r->I->s->err, "maptap: events: %s\n",
+			maptap_session_events(r->pub.sess, NULL));
+}
+
+/* The event source: --events, or auto for -x and ptrace for -c.  What
+ * needs the target stopped at a call (syscall probes, breakpoint
+ * probes, the user stacks of --stacks and --report, the registers of
+ * a --profile handler) keeps ptrace in auto mode and is refused with
+ * --events=perf (docs/tracer.md, "Event sources").  Returns 0 or -1. */
+static int choose_events(struct run *r, struct maptap_session_opts *so)
+{
+	const struct driver_opts *o = r->I->s->opts;
+	const char *need = r->syscalls.n ? "syscall probes" :
+			   r->uprobes.n ? "breakpoint probes" :
+			   o->report ? "--report" : o->stacks ? "--stacks" :
+			   NULL;
+
+	so->events = o->events >= 0 ? (enum maptap_events_source)o->events :
+		     o->target_pid ? MAPTAP_EVENTS_AUTO : MAPTAP_EVENTS_PTRACE;
+	if (!need || so->events == MAPTAP_EVENTS_PTRACE)
+		return 0;
+	if (so->events == MAPTAP_EVENTS_PERF) {
+		fprintf(r->I->s->err,
+			"maptap: --events=perf: %s need%s the target stopped at its calls; use --events=ptrace\n",
+			need, need[0] == '-' ? "s" : "");
+		return -1;
+	}
+	so->events = MAPTAP_EVENTS_PTRACE;
+	if (o->verbose)
+		fprintf(r->I->s->err, "maptap: events: ptrace: %s need%s the target stopped at its calls\n",
+			need, need[0] == '-' ? "s" : "");
+	return 0;
+}
+
 static int launch(struct run *r)
 {
 	pid_t pid;
@@ -1065,6 +1103,8 @@ static int launch(struct run *r)
 	err = maptap_session_launch(r->pub.sess, r->argv, &pid);
 	if (err)
 		return fail(r, maptap_session_errmsg(r->pub.sess), NULL);
+	if (r->I->s->opts->events == MAPTAP_EVENTS_PERF)
+		say_events(r);
 	r->launched = true;
 	r->traced = true;
 	r->pub.target_pid = pid;
@@ -1144,6 +1184,10 @@ int tr_target_open(struct interp *I)
 	 * --stacks and --report may unwind the call, which must be at its
 	 * own stop then. */
 	so.defer_calls = o->own_output && !o->stacks && !o->report;
+	if (choose_events(r, &so)) {
+		r->failed = true;
+		return -1;
+	}
 	/* The command starts with the signals maptap was started with,
 	 * not the handlers and SIGPIPE disposition maptap sets for itself. */
 	if (o->sigstate) {
@@ -1172,6 +1216,7 @@ int tr_target_attach(struct interp *I)
 		return 0;
 	if (maptap_session_attach(r->pub.sess, I->s->opts->target_pid))
 		return fail(r, maptap_session_errmsg(r->pub.sess), NULL);
+	say_events(r);
 	r->traced = true;
 	return 0;
 }
@@ -1265,6 +1310,13 @@ static void print_stats(struct run *r)
 		(unsigned long long)st.events, (unsigned long long)st.verify_diffs,
 		(unsigned long long)st.refresh_errors,
 		(unsigned long long)st.resyncs);
+	if (st.lost_records || st.confirm_resyncs ||
+	    r->I->s->opts->events == MAPTAP_EVENTS_PERF ||
+	    r->I->s->opts->target_pid)
+		fprintf(r->I->s->err,
+			"maptap: %llu perf records lost, %llu ranges read again after a confirmation\n",
+			(unsigned long long)st.lost_records,
+			(unsigned long long)st.confirm_resyncs);
 	if (r->uprobes.n)
 		fprintf(r->I->s->err, "maptap: %llu breakpoint probe hits\n",
 			(unsigned long long)maptap_uprobe_hits(r->pub.sess));

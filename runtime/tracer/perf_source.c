@@ -1,0 +1,1984 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* perf_source.c -- the perf event source: address-space tracking from
+ * perf_event_open(2) records, without stopping the target
+ * (docs/tracer.md, "Event sources").
+ *
+ * Events, on every thread the target had at the attach (inherit: the
+ * threads and processes they create get them too), one set per CPU:
+ *
+ *   a dummy software event with mmap + mmap2 + mmap_data, comm (with
+ *   comm_exec) and task: PERF_RECORD_MMAP2 for every new mapping,
+ *   PERF_RECORD_COMM with PERF_RECORD_MISC_COMM_EXEC at an exec,
+ *   PERF_RECORD_FORK and PERF_RECORD_EXIT for threads and processes;
+ *   the syscalls:sys_enter_/sys_exit_ tracepoints of the calls that
+ *   change a mapping without a PERF_RECORD_MMAP2 (munmap, mprotect,
+ *   pkey_mprotect, mremap, brk, madvise, prctl, shmdt, io_destroy),
+ *   and sys_enter_exit_group for the exit status.
+ *
+ * All events of one CPU write into one ring (PERF_EVENT_IOC_SET_OUTPUT);
+ * the rings are read in batches and their records merged by their
+ * CLOCK_MONOTONIC time.  Each record is applied to the model as what it
+ * says (a mapping, an unmapping, new permissions), or, for the calls
+ * whose effect the arguments do not fully say (mremap, brk, madvise,
+ * prctl), as a read of the range it touched.  After a batch, every range
+ * it touched is confirmed against the kernel (PROCMAP_QUERY): a
+ * difference may be the work of a call whose record is not yet in the
+ * ring, so it is kept as a suspect; one still there at the next batch, at
+ * least MT_PERF_SETTLE_NS later, with no record over it meanwhile, is
+ * resynced from the kernel and counted (stats.confirm_resyncs).  A
+ * PERF_RECORD_LOST resyncs every model whole (stats.lost_records).
+ */
+#include "tracer.h"
+#include "../common/perf_ring.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MT_TOP (UINT64_MAX & ~4095ULL)
+#define PAGE_DOWN(a) ((a) & ~4095ULL)
+#define PAGE_UP(a) (((a) + 4095ULL) & ~4095ULL)
+
+/* Data pages of one CPU's ring: 8 MiB, room for about 100,000 records
+ * (root is not held to perf_event_mlock_kb; others get what it allows:
+ * open_one()). */
+#define MT_PERF_PAGES 2048
+/* How long a difference found by a confirmation must last, with no
+ * record over its range, before it is taken for the model's: a call's
+ * record is written at its exit, microseconds after its change. */
+#define MT_PERF_SETTLE_NS 2000000ULL
+/* The longest wait for records while nothing is pending. */
+#define MT_PERF_POLL_MS 20
+/* --verify: the least time between two full checks of one mm. */
+#define MT_PERF_VERIFY_GAP_NS 100000000ULL
+#define MT_PERF_MAX_SUSPECTS 256
+
+#ifndef PERF_RECORD_MISC_COMM_EXEC
+#define PERF_RECORD_MISC_COMM_EXEC (1 << 13)
+#endif
+
+/* The tracepoints opened, "sys_enter_NAME" or "sys_exit_NAME". */
+static const struct {
+	const char *call;
+	bool enter, exit;
+} tp_list[] = {
+	{ "munmap", true, true },
+	{ "mprotect", true, true },
+	{ "pkey_mprotect", true, true },
+	{ "mremap", true, true },
+	{ "brk", true, true },
+	{ "madvise", true, true },
+	{ "prctl", true, true },
+	{ "shmdt", true, true },
+	{ "io_destroy", true, true },
+	{ "exit_group", true, false },
+	{ "execve", true, true },	/* who exec'd: former_tid; the */
+	{ "execveat", true, true },	/* image's snapshot ends at exit */
+	{ "vfork", true, false },	/* a child that shares the mm */
+	{ "clone", true, false },	/* its flags: CLONE_VM */
+	{ "clone3", true, false },	/* flags in memory: kcmp(2) */
+};
+#define TP_COUNT (sizeof(tp_list) / sizeof(tp_list[0]))
+#define TP_MAX (2 * TP_COUNT)
+
+struct pf_range {
+	pid_t pid;
+	uint64_t lo, hi;
+	uint64_t since;		/* suspects: when found */
+	bool verify;		/* suspects: found by --verify */
+};
+
+struct pf_ranges {
+	struct pf_range *v;
+	size_t n, cap;
+};
+
+struct mt_perf {
+	int ncpu;
+	int *cpu_ok;		/* per CPU: events can be opened there */
+	int *ring_fd;		/* per CPU: the fd owning the ring, or -1 */
+	struct mt_perf_ring *ring;	/* per CPU */
+	int *fds;		/* every fd opened */
+	size_t nfds, capfds;
+	int tp_id[TP_MAX + 1];	/* tracepoint ids */
+	bool tp_enter[TP_MAX + 1];
+	size_t ntp;
+	int lock_id;		/* mmap_lock_acquire_returned, or -1 */
+	bool launch;		/* events enabled at the command's exec */
+	struct pf_ranges touched;	/* ranges this batch applied */
+	struct pf_ranges suspects;	/* differences awaiting settling */
+	bool lost;		/* a PERF_RECORD_LOST in this batch */
+	uint64_t next_verify_ns;
+	struct pollfd *pf;
+};
+
+/* ---- availability ---- */
+
+static const char *const tracefs_dirs[] = {
+	"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+};
+
+/* The id of tracepoint syscalls:NAME, or -errno. */
+static int tp_id_of(const char *root, const char *name)
+{
+	char path[256], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/events/%s%s/id", root,
+		 strchr(name, '/') ? "" : "syscalls/", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	return atoi(buf);
+}
+
+/* Find the tracefs with the syscalls events; mount it when it is not and
+ * we may (root).  Returns the root or NULL with WHY filled in; NOTE gets
+ * what was done. */
+static const char *find_tracefs(char *why, size_t wsize, char *note,
+				size_t nsize)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++)
+		if (tp_id_of(tracefs_dirs[i], "sys_enter_munmap") > 0)
+			return tracefs_dirs[i];
+	if (access("/sys/kernel/tracing", F_OK) != 0) {
+		snprintf(why, wsize, "the kernel has no tracefs (/sys/kernel/tracing)");
+		return NULL;
+	}
+	if (access("/sys/kernel/tracing/events", F_OK) == 0) {
+		snprintf(why, wsize, "the kernel has no syscalls tracepoints (CONFIG_FTRACE_SYSCALLS)");
+		return NULL;
+	}
+	if (geteuid() != 0) {
+		snprintf(why, wsize, "tracefs is not mounted on /sys/kernel/tracing, and only root may mount it");
+		return NULL;
+	}
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) != 0) {
+		snprintf(why, wsize, "cannot mount tracefs on /sys/kernel/tracing: %s",
+			 strerror(errno));
+		return NULL;
+	}
+	snprintf(note, nsize, "mounted tracefs on /sys/kernel/tracing; ");
+	if (tp_id_of(tracefs_dirs[0], "sys_enter_munmap") > 0)
+		return tracefs_dirs[0];
+	snprintf(why, wsize, "the kernel has no syscalls tracepoints (CONFIG_FTRACE_SYSCALLS)");
+	return NULL;
+}
+
+static void free_perf(struct mt_perf *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < (size_t)f->ncpu; i++)
+		mt_perf_ring_unmap(&f->ring[i]);
+	for (i = 0; i < f->nfds; i++)
+		close(f->fds[i]);
+	free(f->fds);
+	free(f->ring);
+	free(f->ring_fd);
+	free(f->cpu_ok);
+	free(f->touched.v);
+	free(f->suspects.v);
+	free(f->pf);
+	free(f);
+}
+
+static struct mt_perf *new_perf(const char *tracefs, char *why, size_t wsize)
+{
+	struct mt_perf *f = calloc(1, sizeof(*f));
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	size_t i;
+
+	if (!f || n <= 0)
+		goto nomem;
+	f->ncpu = (int)n;
+	f->cpu_ok = calloc((size_t)n, sizeof(int));
+	f->ring_fd = malloc((size_t)n * sizeof(int));
+	f->ring = calloc((size_t)n, sizeof(*f->ring));
+	f->pf = calloc((size_t)n + 1, sizeof(*f->pf));
+	if (!f->cpu_ok || !f->ring_fd || !f->ring || !f->pf)
+		goto nomem;
+	for (i = 0; i < (size_t)n; i++) {
+		f->ring_fd[i] = -1;
+		f->cpu_ok[i] = 1;
+	}
+	for (i = 0; i < TP_COUNT; i++) {
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			char name[64];
+			int id;
+
+			if (!(k ? tp_list[i].exit : tp_list[i].enter))
+				continue;
+			snprintf(name, sizeof(name), "sys_%s_%s",
+				 k ? "exit" : "enter", tp_list[i].call);
+			id = tp_id_of(tracefs, name);
+			if (id <= 0)
+				continue;	/* a call this kernel lacks */
+			f->tp_id[f->ntp] = id;
+			f->tp_enter[f->ntp] = !k;
+			f->ntp++;
+		}
+	}
+	/* When a munmap took the mm's lock, to order it against the MMAP2
+	 * records of other threads (unmap_exit()). */
+	f->lock_id = tp_id_of(tracefs, "mmap_lock/mmap_lock_acquire_returned");
+	if (f->lock_id > 0) {
+		f->tp_id[f->ntp] = f->lock_id;
+		f->tp_enter[f->ntp] = false;
+		f->ntp++;
+	} else {
+		f->lock_id = -1;
+	}
+	return f;
+nomem:
+	snprintf(why, wsize, "out of memory");
+	free_perf(f);
+	return NULL;
+}
+
+/* ---- opening events ---- */
+
+static void attr_base(struct mt_perf *f, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+			 PERF_SAMPLE_TIME;
+	a->sample_id_all = 1;
+	a->inherit = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->exclude_hv = 1;
+	a->watermark = 1;
+	a->wakeup_watermark = 256 * 1024;	/* wake early: never fill up */
+	/* Records lost just before the end have no PERF_RECORD_LOST yet
+	 * (the kernel writes one once the ring has room): read(2) gives
+	 * the count (count_unreported_lost()). */
+	a->read_format = PERF_FORMAT_LOST;
+	if (f->launch) {
+		a->disabled = 1;
+		a->enable_on_exec = 1;
+	}
+}
+
+static int keep_fd(struct mt_perf *f, int fd)
+{
+	if (f->nfds == f->capfds) {
+		size_t cap = f->capfds ? 2 * f->capfds : 64;
+		int *v = realloc(f->fds, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		f->fds = v;
+		f->capfds = cap;
+	}
+	f->fds[f->nfds++] = fd;
+	return 0;
+}
+
+/* Open A on TID and CPU; its records go to that CPU's ring. */
+static int open_one(struct mt_perf *f, struct perf_event_attr *a, pid_t tid,
+		    int cpu)
+{
+	int fd = (int)syscall(SYS_perf_event_open, a, tid, cpu, -1,
+			      PERF_FLAG_FD_CLOEXEC);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	if (keep_fd(f, fd)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (f->ring_fd[cpu] < 0) {
+		err = mt_perf_ring_map(&f->ring[cpu], fd, MT_PERF_PAGES);
+		if (err == -EPERM)	/* perf_event_mlock_kb: 512 KiB */
+			err = mt_perf_ring_map(&f->ring[cpu], fd,
+					       MT_PERF_PAGES / 32);
+		if (err)
+			return err;
+		f->ring_fd[cpu] = fd;
+		return 0;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, f->ring_fd[cpu]) != 0)
+		return -errno;
+	return 0;
+}
+
+/* Open every event on thread TID, on every CPU.  Returns 0, -ESRCH when
+ * the thread is gone, or another -errno. */
+static int open_thread(struct mt_perf *f, pid_t tid)
+{
+	struct perf_event_attr a;
+	int cpu, err, opened = 0;
+	size_t i;
+
+	for (cpu = 0; cpu < f->ncpu; cpu++) {
+		if (!f->cpu_ok[cpu])
+			continue;
+		attr_base(f, &a);
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_DUMMY;
+		a.mmap = a.mmap2 = a.mmap_data = 1;
+		a.comm = a.comm_exec = 1;
+		a.task = 1;
+		err = open_one(f, &a, tid, cpu);
+		if (err == -ENODEV && !opened) {
+			f->cpu_ok[cpu] = 0;	/* offline */
+			continue;
+		}
+		if (err)
+			return err;
+		opened++;
+		for (i = 0; i < f->ntp; i++) {
+			attr_base(f, &a);
+			a.type = PERF_TYPE_TRACEPOINT;
+			a.config = (uint64_t)f->tp_id[i];
+			a.sample_period = 1;
+			a.sample_type |= PERF_SAMPLE_RAW;
+			err = open_one(f, &a, tid, cpu);
+			if (err)
+				return err;
+			/* Write locks only (a filter the kernel refuses
+			 * leaves them all: on_sample() looks too). */
+			if (f->tp_id[i] == f->lock_id)
+				ioctl(f->fds[f->nfds - 1], PERF_EVENT_IOC_SET_FILTER,
+				      "write == 1 && success == 1");
+		}
+	}
+	return opened ? 0 : -ENODEV;
+}
+
+/* Raise the soft limit of open files to the hard one: a set of events
+ * per thread and CPU. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* ---- choosing the source ---- */
+
+bool mt_perf_choose(struct maptap_session *s, bool launch, int *err)
+{
+	char why[200] = "", note[80] = "";
+	const char *tracefs;
+
+	*err = 0;
+	if (s->opts.events == MAPTAP_EVENTS_PTRACE) {
+		snprintf(s->events_why, sizeof(s->events_why),
+			 "ptrace (asked for)");
+		return false;
+	}
+	tracefs = find_tracefs(why, sizeof(why), note, sizeof(note));
+	if (tracefs) {
+		s->perf = new_perf(tracefs, why, sizeof(why));
+		if (s->perf)
+			s->perf->launch = launch;
+	}
+	if (s->perf) {
+		snprintf(s->events_why, sizeof(s->events_why),
+			 "%sperf events (%s)", note,
+			 s->opts.events == MAPTAP_EVENTS_PERF ? "asked for" :
+			 "the kernel and privileges allow them");
+		return true;
+	}
+	if (s->opts.events == MAPTAP_EVENTS_PERF) {
+		*err = mt_error(s, -EOPNOTSUPP,
+				"--events=perf: cannot use perf events: %s",
+				why);
+		return false;
+	}
+	snprintf(s->events_why, sizeof(s->events_why),
+		 "ptrace: perf events cannot be used: %s", why);
+	return false;
+}
+
+/* A failed perf_event_open() at attach: in auto mode, fall back to
+ * ptrace (returns false); else an error. */
+static bool open_failed(struct maptap_session *s, int err, pid_t pid)
+{
+	const char *hint = err == -EACCES || err == -EPERM ?
+		" (needs CAP_PERFMON or root, or a lower /proc/sys/kernel/perf_event_paranoid)" :
+		err == -EMFILE ? " (too many open files: a set of events per thread and CPU)" :
+		"";
+
+	free_perf(s->perf);
+	s->perf = NULL;
+	if (s->opts.events == MAPTAP_EVENTS_AUTO) {
+		snprintf(s->events_why, sizeof(s->events_why),
+			 "ptrace: perf events cannot be used on process %d: perf_event_open: %s%s",
+			 (int)pid, strerror(-err), hint);
+		return false;
+	}
+	mt_error(s, err, "cannot open perf events on process %d: %s%s",
+		 (int)pid, strerror(-err), hint);
+	return true;
+}
+
+/* ---- the model ---- */
+
+static int emit_cb(const struct maptap_event *ev, void *arg)
+{
+	return mt_emit(arg, (struct maptap_event *)ev);
+}
+
+static int ensure_reader(struct maptap_session *s, struct mt_proc *p)
+{
+	int err;
+
+	if (p->mm->reader)
+		return 0;
+	err = maptap_maps_open(p->pid, s->opts.maps_source, &p->mm->reader);
+	return err == -ENOENT ? -ESRCH : err;
+}
+
+static void hint_of(struct maptap_mm_hint *h, struct mt_proc *p, pid_t tid,
+		    const struct maptap_syscall *sc, uint64_t time)
+{
+	memset(h, 0, sizeof(*h));
+	h->pid = p->pid;
+	h->tid = tid;
+	h->time_ns = time;
+	h->syscall_nr = sc ? sc->nr : -1;
+	h->syscall = sc ? sc->name : NULL;
+}
+
+static void range_add(struct pf_ranges *r, pid_t pid, uint64_t lo,
+		      uint64_t hi, uint64_t since, bool verify)
+{
+	size_t i;
+
+	if (lo >= hi)
+		return;
+	for (i = 0; i < r->n; i++) {
+		struct pf_range *x = &r->v[i];
+
+		if (x->pid == pid && x->lo <= hi && lo <= x->hi) {
+			if (lo < x->lo)
+				x->lo = lo;
+			if (hi > x->hi)
+				x->hi = hi;
+			x->verify |= verify;
+			return;
+		}
+	}
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 32;
+		struct pf_range *v = realloc(r->v, cap * sizeof(*v));
+
+		if (!v)
+			return;	/* the next --verify or resync finds it */
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n++] = (struct pf_range){ pid, lo, hi, since, verify };
+}
+
+static void touch(struct mt_perf *f, struct mt_proc *p, uint64_t lo,
+		  uint64_t hi)
+{
+	range_add(&f->touched, p->pid, lo, hi, 0, false);
+}
+
+/* A whole read of P's mm, its changes as events without a call. */
+static void resync_full(struct maptap_session *s, struct mt_proc *p)
+{
+	if (mt_refresh_full(s, p, p->pid, false) == 0)
+		s->stats.resyncs++;
+}
+
+/* Replace the model of [LO, HI) (and [LO2, HI2) when not empty) by a
+ * read of the kernel's, in the name of call SC of TID. */
+static void apply_read(struct maptap_session *s, struct mt_proc *p,
+		       pid_t tid, const struct maptap_syscall *sc,
+		       uint64_t time, uint64_t lo, uint64_t hi, uint64_t lo2,
+		       uint64_t hi2, bool in_place)
+{
+	struct maptap_mm_hint h;
+	struct maptap_vma *all = NULL;
+	size_t n;
+
+	if (ensure_reader(s, p))
+		return;
+	hint_of(&h, p, tid, sc, time);
+	h.in_place = in_place;
+	maptap_vma_buf_clear(&s->buf);
+	if (maptap_maps_read_range(p->mm->reader, lo, hi, &s->buf))
+		return;
+	s->stats.refreshes++;
+	touch(s->perf, p, lo, hi);
+	if (lo2 >= hi2 || (lo2 < hi && lo < hi2)) {
+		if (lo2 < hi2) {	/* overlapping: one range */
+			lo = lo < lo2 ? lo : lo2;
+			hi = hi > hi2 ? hi : hi2;
+			maptap_vma_buf_clear(&s->buf);
+			if (maptap_maps_read_range(p->mm->reader, lo, hi,
+						   &s->buf))
+				return;
+		}
+		maptap_mm_update(p->mm->model, lo, hi, s->buf.v, s->buf.n, &h,
+				 emit_cb, s);
+		return;
+	}
+	maptap_vma_buf_clear(&s->buf2);
+	if (maptap_maps_read_range(p->mm->reader, lo2, hi2, &s->buf2))
+		return;
+	touch(s->perf, p, lo2, hi2);
+	all = malloc((s->buf.n + s->buf2.n + 1) * sizeof(*all));
+	if (!all)
+		return;
+	n = 0;
+	/* Address order, a VMA in both reads once. */
+	{
+		size_t i = 0, j = 0;
+
+		while (i < s->buf.n || j < s->buf2.n) {
+			const struct maptap_vma *x;
+
+			if (j >= s->buf2.n ||
+			    (i < s->buf.n && s->buf.v[i].start <= s->buf2.v[j].start))
+				x = &s->buf.v[i++];
+			else
+				x = &s->buf2.v[j++];
+			if (n && all[n - 1].start == x->start)
+				continue;
+			all[n++] = *x;
+		}
+	}
+	h.move_old = lo;
+	h.move_old_len = hi - lo;
+	h.move_new = lo2;
+	h.move_new_len = hi2 - lo2;
+	if (lo < lo2)
+		maptap_mm_update2(p->mm->model, lo, hi, lo2, hi2, all, n, &h,
+				  emit_cb, s);
+	else
+		maptap_mm_update2(p->mm->model, lo2, hi2, lo, hi, all, n, &h,
+				  emit_cb, s);
+	free(all);
+}
+
+struct collect {
+	struct maptap_vma_buf *buf;
+	uint64_t lo, hi;
+	uint32_t perms;
+};
+
+static int collect_prot(const struct maptap_vma *v, void *arg)
+{
+	struct collect *c = arg;
+	struct maptap_vma x = *v;
+
+	if (x.start < c->lo) {
+		if (x.inode)
+			x.offset += c->lo - x.start;
+		x.start = c->lo;
+	}
+	if (x.end > c->hi)
+		x.end = c->hi;
+	x.perms = (x.perms & MAPTAP_PERM_S) | c->perms;
+	return maptap_vma_buf_push(c->buf, &x) ? -1 : 0;
+}
+
+/* mprotect(2) succeeded on [LO, HI): the same mappings, new permissions. */
+static void apply_protect(struct maptap_session *s, struct mt_proc *p,
+			  pid_t tid, const struct maptap_syscall *sc,
+			  uint64_t time, uint64_t lo, uint64_t hi,
+			  uint64_t prot)
+{
+	struct collect c = { &s->buf2, lo, hi, 0 };
+	struct maptap_mm_hint h;
+
+	if (prot & PROT_READ)
+		c.perms |= MAPTAP_PERM_R;
+	if (prot & PROT_WRITE)
+		c.perms |= MAPTAP_PERM_W;
+	if (prot & PROT_EXEC)
+		c.perms |= MAPTAP_PERM_X;
+	maptap_vma_buf_clear(&s->buf2);
+	if (maptap_mm_foreach(p->mm->model, lo, hi, collect_prot, &c) != 0)
+		return;
+	maptap_vma_buf_finish(&s->buf2);
+	hint_of(&h, p, tid, sc, time);
+	maptap_mm_update(p->mm->model, lo, hi, s->buf2.v, s->buf2.n, &h,
+			 emit_cb, s);
+	touch(s->perf, p, lo, hi);
+}
+
+/* ---- records ---- */
+
+struct pf_sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t id;
+};
+
+/* The sample_id trailer of a record other than a sample. */
+static bool trailer(const struct perf_event_header *h, struct pf_sample_id *sid)
+{
+	if (h->size < sizeof(*h) + sizeof(*sid))
+		return false;
+	memcpy(sid, (const uint8_t *)h + h->size - sizeof(*sid), sizeof(*sid));
+	return true;
+}
+
+static uint64_t record_time(const struct perf_event_header *h)
+{
+	struct pf_sample_id sid;
+	uint64_t t;
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		/* { header; u64 id; u32 pid, tid; u64 time; ... } */
+		if (h->size < sizeof(*h) + 24)
+			return 0;
+		memcpy(&t, (const uint8_t *)h + sizeof(*h) + 16, 8);
+		return t;
+	}
+	return trailer(h, &sid) ? sid.time : 0;
+}
+
+static struct mt_thread *thread_of(struct maptap_session *s,
+				   struct mt_proc *p, pid_t tid)
+{
+	struct mt_thread *t = mt_thread_find(s, tid);
+
+	if (t)
+		return t->proc == p ? t : NULL;
+	return mt_thread_add(s, tid, p);
+}
+
+static int count_vma(const struct maptap_vma *v, void *arg)
+{
+	(void)v;
+	++*(size_t *)arg;
+	return 0;
+}
+
+/* A new mapping at [LO, HI) of P, by thread SELF at TIME, where the
+ * model still has memory: a sibling's munmap entered before and not yet
+ * out freed it (the kernel unmaps between the entry and the exit, and
+ * the exit's record comes after this one).  Apply that munmap now, in
+ * its name; its exit then applies nothing (refresh.c does the same for
+ * ptrace stops: report_pending_unmaps()). */
+static void pending_unmaps(struct maptap_session *s, struct mt_proc *p,
+			   struct mt_thread *self, uint64_t lo, uint64_t hi,
+			   uint64_t time)
+{
+	struct maptap_mm_hint h;
+	size_t i, n = 0;
+
+	maptap_mm_foreach(p->mm->model, lo, hi, count_vma, &n);
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *o = s->threads.slot[i];
+		uint64_t a, b, a2, b2;
+
+		if (!o || o == (struct mt_thread *)1 || o == self ||
+		    !o->call || o->proc->mm != p->mm)
+			continue;
+		/* With the lock's records the order is exact: a sibling's
+		 * munmap or mprotect that took the mm's lock before this
+		 * mapping (which holds the same lock) has run, and is
+		 * applied first; one that has not will run after it, and
+		 * is applied at its exit. */
+		if (s->perf->lock_id > 0) {
+			bool prot = o->call->nr == SYS_mprotect ||
+				    o->call->nr == SYS_pkey_mprotect;
+
+			if ((!prot && o->call->range != MAPTAP_RANGE_UNMAP) ||
+			    !o->perf_lock_ns || o->reported ||
+			    maptap_syscall_range(o->call, o->args, 0, &a, &b,
+						 &a2, &b2) != 1 ||
+			    !(a < hi && lo < b))
+				continue;
+			if (prot) {
+				apply_protect(s, p, o->tid, o->call, time, a, b,
+					      o->args[2]);
+			} else {
+				hint_of(&h, o->proc, o->tid, o->call, time);
+				maptap_mm_update(p->mm->model, a, b, NULL, 0,
+						 &h, emit_cb, s);
+				touch(s->perf, p, a, b);
+			}
+			o->reported = true;
+			continue;
+		}
+		if (o->call->range != MAPTAP_RANGE_UNMAP ||
+		    maptap_syscall_range(o->call, o->args, 0, &a, &b, &a2,
+					 &b2) != 1 ||
+		    !(a < hi && lo < b))
+			continue;
+		/* Its exit reads what is here then: this mapping may have
+		 * come before the munmap ran or after (unmap_exit()). */
+		if (o->n_after < 4)
+			o->after[o->n_after] = (struct mt_after){
+				self ? self->tid : p->pid, NULL, lo, hi };
+		o->n_after++;
+		/* Without the lock's records: memory still in the model
+		 * where this mapping lands was most likely freed by it. */
+		if (!n || o->reported)
+			continue;
+		hint_of(&h, o->proc, o->tid, o->call, time);
+		maptap_mm_update(p->mm->model, a, b, NULL, 0, &h, emit_cb, s);
+		touch(s->perf, p, a, b);
+		o->reported = true;
+	}
+}
+
+/* munmap T of [LO, HI) returned 0.  Its range is gone, unless it was
+ * applied already (pending_unmaps()).  What other threads mapped there
+ * while it was in the kernel (T->after: their MMAP2 records came between
+ * its entry and exit) may be from before it ran (gone) or after (there):
+ * a read of those ranges says which.  A MAP_FIXED mapping over memory it
+ * had not freed yet made pending_unmaps() take it early; the read puts
+ * right what it unmapped too soon. */
+static void unmap_exit(struct maptap_session *s, struct mt_thread *t,
+		       const struct maptap_syscall *sc, uint64_t time,
+		       uint64_t lo, uint64_t hi)
+{
+	struct mt_proc *p = t->proc;
+	struct maptap_mm_hint h;
+	uint64_t x = lo, y;
+	int i, n = t->n_after;
+
+	hint_of(&h, p, t->tid, sc, time);
+	if (s->perf->lock_id > 0) {
+		/* Ordered by the lock (pending_unmaps()): applied already
+		 * when a mapping came after it ran; else all of it now. */
+		if (!t->reported) {
+			maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h,
+					 emit_cb, s);
+			touch(s->perf, p, lo, hi);
+		}
+		return;
+	}
+	if (n > 4) {	/* too many to tell apart: the kernel's now */
+		if (!t->reported)
+			maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h,
+					 emit_cb, s);
+		apply_read(s, p, t->tid, sc, time, lo, hi, 0, 0, false);
+		return;
+	}
+	/* Unmapped: the range but for those mappings, which a read
+	 * settles (in this munmap's name where they are gone). */
+	while (!t->reported && x < hi) {
+		y = hi;
+		for (i = 0; i < n; i++) {
+			if (t->after[i].lo <= x && x < t->after[i].hi)
+				break;
+			if (t->after[i].lo > x && t->after[i].lo < y)
+				y = t->after[i].lo;
+		}
+		if (i < n) {
+			x = t->after[i].hi;
+			continue;
+		}
+		maptap_mm_update(p->mm->model, x, y, NULL, 0, &h, emit_cb, s);
+		touch(s->perf, p, x, y);
+		x = y;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t a = t->after[i].lo > lo ? t->after[i].lo : lo;
+		uint64_t b = t->after[i].hi < hi ? t->after[i].hi : hi;
+
+		if (a < b)
+			apply_read(s, p, t->tid, sc, time, a, b, 0, 0, false);
+	}
+}
+
+struct pieces {
+	uint64_t r[8][2];
+	size_t n;		/* > 8: more than kept */
+};
+
+static void add_piece(uint64_t lo, uint64_t hi, const struct maptap_vma *model,
+		      const struct maptap_vma *kernel, void *arg)
+{
+	struct pieces *pc = arg;
+
+	(void)model;
+	(void)kernel;
+	if (pc->n < 8) {
+		pc->r[pc->n][0] = lo;
+		pc->r[pc->n][1] = hi;
+	}
+	pc->n++;
+}
+
+static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
+		     uint64_t time)
+{
+	/* { u32 pid, tid; u64 addr, len, pgoff; u32 maj, min; u64 ino,
+	 *   ino_generation; u32 prot, flags; char filename[]; sample_id } */
+	uint32_t pid, tid, maj, min, prot, flags;
+	uint64_t addr, size, pgoff, ino;
+	const char *name;
+	size_t nlen, max;
+	struct maptap_vma v;
+	struct maptap_mm_hint h;
+	struct mt_proc *p;
+	struct mt_thread *t;
+	bool heap;
+
+	if (len < 64 + sizeof(struct pf_sample_id))
+		return;
+	memcpy(&pid, r, 4);
+	memcpy(&tid, r + 4, 4);
+	memcpy(&addr, r + 8, 8);
+	memcpy(&size, r + 16, 8);
+	memcpy(&pgoff, r + 24, 8);
+	memcpy(&maj, r + 32, 4);
+	memcpy(&min, r + 36, 4);
+	memcpy(&ino, r + 40, 8);
+	memcpy(&prot, r + 56, 4);
+	memcpy(&flags, r + 60, 4);
+	p = mt_proc_find(s, (pid_t)pid);
+	if (!p || !p->ready || time < p->perf_since)
+		return;
+	t = thread_of(s, p, (pid_t)tid);
+	/* Within a call whose exit applies what it did (mremap, ...).  A
+	 * brk(2) that grows the heap maps it with do_brk_flags(), which
+	 * gives this record: the heap, as /proc/PID/maps names it. */
+	if (t && t->call && t->call->range != MAPTAP_RANGE_BRK)
+		return;
+	heap = t && t->call;
+	name = (const char *)r + 64;
+	max = len - 64 - sizeof(struct pf_sample_id);
+	nlen = strnlen(name, max);
+	if (strcmp(name, "//anon") == 0)
+		nlen = 0;
+	if (heap && !ino) {
+		name = "[heap]";
+		nlen = 6;
+	}
+	memset(&v, 0, sizeof(v));
+	v.start = PAGE_DOWN(addr);
+	v.end = PAGE_UP(addr + size);
+	if (ino || maj || min) {
+		v.inode = ino;
+		v.dev_major = maj;
+		v.dev_minor = min;
+		v.offset = pgoff;
+	}
+	if (prot & PROT_READ)
+		v.perms |= MAPTAP_PERM_R;
+	if (prot & PROT_WRITE)
+		v.perms |= MAPTAP_PERM_W;
+	if (prot & PROT_EXEC)
+		v.perms |= MAPTAP_PERM_X;
+	if (flags & MAP_SHARED)
+		v.perms |= MAPTAP_PERM_S;
+	v.name = nlen ? name : "";
+	v.name_len = nlen;
+	v.kind = maptap_vma_kind_of(v.name, v.name_len, v.inode);
+	/* The record gives the VMA after the kernel merged the new mapping
+	 * with its neighbours: the new part is where it differs from the
+	 * model. */
+	{
+		struct pieces pc = { .n = 0 };
+		size_t i;
+
+		maptap_mm_verify_range(p->mm->model, v.start, v.end, &v, 1,
+				       add_piece, &pc);
+		if (pc.n > 8) {
+			pc.n = 1;
+			pc.r[0][0] = v.start;
+			pc.r[0][1] = v.end;
+		}
+		for (i = 0; i < pc.n; i++)
+			pending_unmaps(s, p, t, pc.r[i][0], pc.r[i][1], time);
+	}
+	hint_of(&h, p, (pid_t)tid, heap ? t->call : maptap_syscall_lookup(
+		maptap_syscall_native_arch(), SYS_mmap), time);
+	h.in_place = heap;
+	if (p->perf_in_exec) {
+		/* The new image, mapped by execve itself: its snapshot, as
+		 * ptrace's read at the exec stop gives it. */
+		hint_of(&h, p, (pid_t)tid, maptap_syscall_lookup(
+			maptap_syscall_native_arch(), SYS_execve), time);
+		h.snapshot = true;
+	}
+	/* The record gives the VMA after the kernel merged the new mapping
+	 * with its neighbours (mmap_region() reports the merged VMA): the
+	 * new part is known only for a file mapping, which merges with
+	 * nothing in practice.  An anonymous mapping over one just like it
+	 * (MAP_FIXED) is then no event. */
+	if (v.inode && !h.snapshot) {
+		h.fresh_lo = v.start;
+		h.fresh_hi = v.end;
+	}
+	maptap_mm_update(p->mm->model, v.start, v.end, &v, 1, &h, emit_cb, s);
+	touch(s->perf, p, v.start, v.end);
+	s->stats.map_calls++;
+}
+
+/* brk(2) returned RET, the new break.  Growing, the kernel gave a
+ * PERF_RECORD_MMAP2 of the heap, taken as [heap] (on_mmap2()); shrinking
+ * gives none: the pages between the new break and the last one seen are
+ * gone.  Before any break is seen (an attach), a read of the range. */
+static void apply_brk(struct maptap_session *s, struct mt_proc *p, pid_t tid,
+		      const struct maptap_syscall *sc, uint64_t time,
+		      int64_t ret)
+{
+	uint64_t old = p->mm->brk, now = (uint64_t)ret;
+	struct maptap_mm_hint h;
+
+	if (ret <= 0)
+		return;
+	p->mm->brk = now;
+	if (!old || PAGE_UP(now) >= PAGE_UP(old))
+		return;
+	hint_of(&h, p, tid, sc, time);
+	h.in_place = true;
+	maptap_mm_update(p->mm->model, PAGE_UP(now), PAGE_UP(old), NULL, 0,
+			 &h, emit_cb, s);
+	touch(s->perf, p, PAGE_UP(now), PAGE_UP(old));
+}
+
+struct shift {
+	struct maptap_vma_buf *buf;
+	uint64_t lo, hi;	/* the part taken */
+	int64_t by;		/* added to each address */
+};
+
+static int shift_vma(const struct maptap_vma *v, void *arg)
+{
+	struct shift *c = arg;
+	struct maptap_vma x = *v;
+
+	if (x.start < c->lo) {
+		if (x.inode)
+			x.offset += c->lo - x.start;
+		x.start = c->lo;
+	}
+	if (x.end > c->hi)
+		x.end = c->hi;
+	x.start += (uint64_t)c->by;
+	x.end += (uint64_t)c->by;
+	return maptap_vma_buf_push(c->buf, &x) ? -1 : 0;
+}
+
+/* mremap(2) of thread T returned NEW, its arguments in T->args (old
+ * address, old size, new size, flags).  Its effect follows from the
+ * model: in place, the VMA at the old end grows or the tail goes; moved,
+ * the old range's VMAs go to NEW (the old range stays mapped with
+ * MREMAP_DONTUNMAP), grown or cut to the new size. */
+static void apply_mremap(struct maptap_session *s, struct mt_proc *p,
+			 struct mt_thread *t, const struct maptap_syscall *sc,
+			 uint64_t time, uint64_t new)
+{
+	uint64_t a = PAGE_DOWN(t->args[0]), olen = PAGE_UP(t->args[1]);
+	uint64_t nlen = PAGE_UP(t->args[2]), lo, hi;
+	struct shift c = { &s->buf2, 0, 0, 0 };
+	struct maptap_mm_hint h;
+	bool dontunmap = t->args[3] & 4;	/* MREMAP_DONTUNMAP */
+
+	hint_of(&h, p, t->tid, sc, time);
+	maptap_vma_buf_clear(&s->buf2);
+	if (new == a) {
+		/* In place: what stays, the VMA at the end grown or cut, over
+		 * the larger of the two ranges (the events' old extents are
+		 * the mapping's before the call). */
+		h.in_place = true;
+		if (nlen == olen || !olen || !nlen)
+			return;
+		c.lo = a;
+		c.hi = a + (nlen < olen ? nlen : olen);
+		if (maptap_mm_foreach(p->mm->model, c.lo, c.hi, shift_vma,
+				      &c) != 0 || !s->buf2.n)
+			goto read;
+		maptap_vma_buf_finish(&s->buf2);
+		if (nlen > olen)
+			s->buf2.v[s->buf2.n - 1].end = a + nlen;
+		hi = a + (nlen > olen ? nlen : olen);
+		maptap_mm_update(p->mm->model, a, hi, s->buf2.v, s->buf2.n,
+				 &h, emit_cb, s);
+		touch(s->perf, p, a, hi);
+		return;
+	}
+	/* Moved: the old range's VMAs at NEW. */
+	c.lo = a;
+	c.hi = a + (nlen < olen ? nlen : olen);
+	c.by = (int64_t)(new - a);
+	if (!olen || maptap_mm_foreach(p->mm->model, c.lo, c.hi, shift_vma,
+				       &c) != 0 || !s->buf2.n)
+		goto read;
+	maptap_vma_buf_finish(&s->buf2);
+	if (nlen > olen)	/* grown while moved: the last VMA goes on */
+		s->buf2.v[s->buf2.n - 1].end = new + nlen;
+	if (dontunmap || (new < a + olen && a < new + nlen)) {
+		/* Only the new range changes (or an overlap no mremap(2)
+		 * accepts): no move event. */
+		maptap_mm_update(p->mm->model, new, new + nlen, s->buf2.v,
+				 s->buf2.n, &h, emit_cb, s);
+		touch(s->perf, p, new, new + nlen);
+		return;
+	}
+	h.move_old = a;
+	h.move_old_len = olen;
+	h.move_new = new;
+	h.move_new_len = nlen;
+	if (a < new)
+		maptap_mm_update2(p->mm->model, a, a + olen, new, new + nlen,
+				  s->buf2.v, s->buf2.n, &h, emit_cb, s);
+	else
+		maptap_mm_update2(p->mm->model, new, new + nlen, a, a + olen,
+				  s->buf2.v, s->buf2.n, &h, emit_cb, s);
+	touch(s->perf, p, a, a + olen);
+	touch(s->perf, p, new, new + nlen);
+	return;
+read:
+	/* Nothing in the model to move (an attach's first calls): the
+	 * kernel's ranges now. */
+	lo = a;
+	hi = a + olen;
+	apply_read(s, p, t->tid, sc, time, lo, hi,
+		   new == a ? 0 : new, new == a ? 0 : new + nlen, new == a);
+}
+
+static void call_exit(struct maptap_session *s, struct mt_thread *t,
+		      int64_t ret, uint64_t time)
+{
+	const struct maptap_syscall *sc = t->call;
+	struct mt_proc *p = t->proc;
+	uint64_t lo = 0, hi = 0, lo2 = 0, hi2 = 0;
+	int r;
+
+	t->call = NULL;
+	if (!p->ready || time < p->perf_since)
+		return;
+	s->stats.map_calls++;
+	if (sc->range == MAPTAP_RANGE_BRK) {
+		apply_brk(s, p, t->tid, sc, time, ret);
+		return;
+	}
+	if (ret < 0 && ret >= -4095)
+		return;		/* failed: nothing changed */
+	r = maptap_syscall_range(sc, t->args, ret, &lo, &hi, &lo2, &hi2);
+	if (r == 2) {
+		resync_full(s, p);
+		return;
+	}
+	if (r != 1)
+		return;
+	if (sc->range == MAPTAP_RANGE_UNMAP) {
+		unmap_exit(s, t, sc, time, lo, hi);
+		return;
+	}
+	if (sc->nr == SYS_mprotect || sc->nr == SYS_pkey_mprotect) {
+		if (t->reported)
+			return;	/* applied before a mapping that came after */
+		apply_protect(s, p, t->tid, sc, time, lo, hi, t->args[2]);
+		return;
+	}
+	if (sc->range == MAPTAP_RANGE_MREMAP) {
+		apply_mremap(s, p, t, sc, time, (uint64_t)ret);
+		return;
+	}
+	apply_read(s, p, t->tid, sc, time, lo, hi, lo2, hi2, false);
+}
+
+static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
+{
+	/* { u64 id; u32 pid, tid; u64 time; u32 size; raw } and raw is
+	 * { u16 common_type; u8 flags, preempt; i32 pid; i32 nr; pad;
+	 *   u64 args[6] | i64 ret } (tracefs events/syscalls/.../format) */
+	struct mt_perf *f = s->perf;
+	uint32_t pid, tid, rsize;
+	uint16_t type;
+	int32_t nr;
+	uint64_t time;
+	const uint8_t *raw;
+	struct mt_proc *p;
+	struct mt_thread *t;
+	bool enter = false, known = false;
+	size_t i;
+
+	if (len < 28 + 16)
+		return;
+	memcpy(&pid, r + 8, 4);
+	memcpy(&tid, r + 12, 4);
+	memcpy(&time, r + 16, 8);
+	memcpy(&rsize, r + 24, 4);
+	raw = r + 28;
+	if (rsize < 12 || 28 + (size_t)rsize > len)
+		return;		/* vfork's entry has no argument */
+	memcpy(&type, raw, 2);
+	memcpy(&nr, raw + 8, 4);
+	for (i = 0; i < f->ntp; i++) {
+		if (f->tp_id[i] == type) {
+			enter = f->tp_enter[i];
+			known = true;
+			break;
+		}
+	}
+	p = mt_proc_find(s, (pid_t)pid);
+	if (!known || !p)
+		return;
+	t = thread_of(s, p, (pid_t)tid);
+	if (!t)
+		return;
+	if (type == f->lock_id) {
+		/* { ...; mm; u64 memcg_id; bool write, success } */
+		if (rsize >= 26 && raw[24] && raw[25])
+			t->perf_lock_ns = time;
+		return;
+	}
+	if (enter) {
+		const struct maptap_syscall *sc = maptap_syscall_lookup(
+			maptap_syscall_native_arch(), nr);
+		size_t n = rsize > 16 ? (rsize - 16) / 8 : 0;
+
+		if (!sc)
+			return;
+		if (sc->cls == MAPTAP_SC_EXEC) {
+			t->perf_exec = true;
+			return;
+		}
+		if (nr == SYS_vfork || sc->cls == MAPTAP_SC_CLONE ||
+		    sc->cls == MAPTAP_SC_CLONE3) {
+			uint64_t flags = 0;
+
+			if (n)
+				memcpy(&flags, raw + 16, 8);
+			t->perf_clone_vm = nr == SYS_vfork ||
+					   (sc->cls == MAPTAP_SC_CLONE &&
+					    (flags & CLONE_VM));
+			return;
+		}
+		if (nr == SYS_exit_group) {
+			uint64_t code = 0;
+
+			if (n)
+				memcpy(&code, raw + 16, 8);
+			p->perf_status = (int)((code & 0xff) << 8);
+			return;
+		}
+		t->perf_exec = false;	/* a failed execve is over */
+		memset(t->args, 0, sizeof(t->args));
+		memcpy(t->args, raw + 16, (n > 6 ? 6 : n) * 8);
+		t->call = sc;
+		t->reported = false;
+		t->n_after = 0;
+		t->perf_lock_ns = 0;
+		return;
+	}
+	if (nr == SYS_execve || nr == SYS_execveat) {
+		p->perf_in_exec = false;	/* its image is complete */
+		return;
+	}
+	if (t->call && t->call->nr == nr && rsize >= 24) {
+		int64_t ret;
+
+		memcpy(&ret, raw + 16, 8);
+		call_exit(s, t, ret, time);
+	}
+}
+
+static void proc_event(struct maptap_event *ev, enum maptap_event_kind kind,
+		       pid_t pid, pid_t tid, uint64_t time)
+{
+	mt_event_init(ev, kind, pid, tid);
+	ev->time_ns = time;
+}
+
+/* Copy parent's model into CHILD's as its snapshot. */
+static int copy_vma(const struct maptap_vma *v, void *arg)
+{
+	return maptap_vma_buf_push(arg, v) ? -1 : 0;
+}
+
+static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
+		    uint64_t time)
+{
+	/* { u32 pid, ppid; u32 tid, ptid; u64 time; sample_id } */
+	uint32_t pid, ppid, tid, ptid;
+	struct maptap_event ev;
+	struct maptap_mm_hint h;
+	struct mt_proc *parent, *p;
+	struct mt_thread *pt;
+	struct mt_mm *mm;
+
+	if (len < 24)
+		return;
+	memcpy(&pid, r, 4);
+	memcpy(&ppid, r + 4, 4);
+	memcpy(&tid, r + 8, 4);
+	memcpy(&ptid, r + 12, 4);
+	parent = mt_proc_find(s, (pid_t)ppid);
+	if (!parent)
+		return;
+	if (pid == ppid) {	/* a new thread */
+		if (mt_thread_find(s, (pid_t)tid))
+			return;
+		if (!mt_thread_add(s, (pid_t)tid, parent))
+			return;
+		proc_event(&ev, MAPTAP_EV_CLONE, parent->pid, (pid_t)ptid, time);
+		ev.child = (pid_t)tid;
+		ev.thread = true;
+		mt_emit(s, &ev);
+		return;
+	}
+	if (mt_proc_find(s, (pid_t)pid))
+		return;
+	/* The creator's vfork or clone(CLONE_VM) entry says so; for clone3
+	 * (its flags are in memory) the kernel, while both still run. */
+	pt = mt_thread_find(s, (pid_t)ptid);
+	if ((pt && pt->perf_clone_vm) ||
+	    mt_same_mm(parent->pid, (pid_t)pid) == 1) {
+		p = mt_proc_new(s, (pid_t)pid, parent->mm);
+		if (!p)
+			return;
+		parent->mm->refs++;
+	} else {
+		mm = mt_mm_new();
+		p = mm ? mt_proc_new(s, (pid_t)pid, mm) : NULL;
+		if (!p) {
+			mt_mm_put(mm);
+			return;
+		}
+	}
+	p->perf_status = -1;
+	if (!mt_thread_add(s, (pid_t)tid, p))
+		return;
+	proc_event(&ev, p->mm == parent->mm ? MAPTAP_EV_CLONE : MAPTAP_EV_FORK,
+		   parent->pid, (pid_t)ptid, time);
+	ev.child = (pid_t)pid;
+	ev.path = p->exe;
+	mt_emit(s, &ev);
+	if (p->mm != parent->mm) {
+		/* The child's mm is the parent's at the fork, which is the
+		 * parent's model here in the merged order of the records. */
+		maptap_vma_buf_clear(&s->buf2);
+		maptap_mm_foreach(parent->mm->model, 0, MT_TOP, copy_vma,
+				  &s->buf2);
+		maptap_vma_buf_finish(&s->buf2);
+		p->mm->brk = parent->mm->brk;
+		hint_of(&h, p, (pid_t)pid, NULL, time);
+		h.snapshot = true;
+		maptap_mm_update(p->mm->model, 0, MT_TOP, s->buf2.v, s->buf2.n,
+				 &h, emit_cb, s);
+	}
+	mt_ready(s, p, (pid_t)pid, MAPTAP_READY_FORK);
+}
+
+static void forget_proc_threads(struct maptap_session *s, struct mt_proc *p,
+				pid_t keep)
+{
+	size_t i;
+
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *t = s->threads.slot[i];
+
+		if (t && t != (struct mt_thread *)1 && t->proc == p &&
+		    t->tid != keep)
+			mt_thread_del(s, t);
+	}
+}
+
+/* What an exec maps without a record: [vsyscall] (the same in every
+ * process, at the top of the address space: read from maptap's own
+ * maps, as the target may be gone by now), as the image's snapshot.  [stack] follows after the batch (mt_check_main_stack()). */
+static void exec_specials(struct maptap_session *s, struct mt_proc *p,
+			  uint64_t time)
+{
+	const uint64_t lo = 0xffffffffff600000ULL;
+	struct maptap_maps_reader *self = NULL;
+	struct maptap_mm_hint h;
+	int err;
+
+	/* Ours is the target's: the kernel's gate page, in every mm. */
+	if (maptap_maps_open(getpid(), s->opts.maps_source, &self))
+		return;
+	maptap_vma_buf_clear(&s->buf);
+	err = maptap_maps_read_range(self, lo, MT_TOP, &s->buf);
+	maptap_maps_close(self);
+	if (err || !s->buf.n)
+		return;
+	hint_of(&h, p, p->pid, NULL, time);
+	h.snapshot = true;
+	maptap_mm_update(p->mm->model, lo, MT_TOP, s->buf.v, s->buf.n, &h,
+			 emit_cb, s);
+}
+
+static void on_exec(struct maptap_session *s, struct mt_proc *p,
+		    uint32_t tid, uint64_t time)
+{
+	struct maptap_event ev;
+	pid_t former = p->pid;
+	char *old_exe;
+	size_t i;
+
+	(void)tid;
+	/* The thread that exec'd: the one in execve (its entry record). */
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *o = s->threads.slot[i];
+
+		if (o && o != (struct mt_thread *)1 && o->proc == p &&
+		    o->perf_exec) {
+			former = o->tid;
+			if (o->tid != p->pid)
+				break;
+		}
+	}
+	/* A non-leader thread that exec'd has the leader's tid now, and
+	 * every other thread is gone (execve(2)). */
+	forget_proc_threads(s, p, p->pid);
+	if (!mt_thread_find(s, p->pid))
+		mt_thread_add(s, p->pid, p);
+	else
+		mt_thread_find(s, p->pid)->perf_exec = false;
+	if (p->mm->refs > 1) {	/* leave the mm of a vfork parent */
+		struct mt_mm *mm = mt_mm_new();
+
+		if (!mm)
+			return;
+		mt_mm_put(p->mm);
+		p->mm = mm;
+	} else {
+		maptap_mm_free(p->mm->model);
+		p->mm->model = maptap_mm_new();
+		maptap_maps_close(p->mm->reader);
+		p->mm->reader = NULL;
+		p->mm->brk = 0;
+		p->mm->stack_addr = 0;
+	}
+	old_exe = p->exe;
+	p->exe = mt_proc_exe(p->pid);
+	proc_event(&ev, MAPTAP_EV_EXEC, p->pid, p->pid, time);
+	ev.former_tid = former;
+	ev.path = p->exe;
+	ev.old_path = old_exe;
+	ev.syscall = "execve";
+	mt_emit(s, &ev);
+	free(old_exe);
+	/* The new image starts empty; its mappings come as records, from
+	 * the exec on (the records are read later than they happen: a read
+	 * now would show what the program did since).  Its [stack] has no
+	 * record: mt_check_main_stack() after the batch. */
+	p->perf_since = 0;
+	p->perf_in_exec = true;
+	exec_specials(s, p, time);
+	mt_ready(s, p, p->pid, s->launched && p->pid == s->launched_pid &&
+		 !p->ready ? MAPTAP_READY_LAUNCH : MAPTAP_READY_EXEC);
+}
+
+static void on_comm(struct maptap_session *s, const struct perf_event_header *h,
+		    const uint8_t *r, size_t len, uint64_t time)
+{
+	uint32_t pid, tid;
+	struct mt_proc *p;
+
+	if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC) || len < 8)
+		return;
+	memcpy(&pid, r, 4);
+	memcpy(&tid, r + 4, 4);
+	p = mt_proc_find(s, (pid_t)pid);
+	if (p)
+		on_exec(s, p, tid, time);
+}
+
+static void proc_gone(struct maptap_session *s, struct mt_proc *p,
+		      pid_t tid, uint64_t time)
+{
+	struct maptap_event ev;
+	int status = p->perf_status;
+
+	forget_proc_threads(s, p, 0);
+	if (s->launched && p->pid == s->launched_pid && !s->launched_reaped) {
+		int st;
+
+		/* Its exit record comes before it is a zombie: soon. */
+		if (waitpid(p->pid, &st, __WALL) == p->pid) {
+			s->launched_reaped = true;
+			s->exit_status = status = st;
+		}
+	}
+	proc_event(&ev, MAPTAP_EV_EXIT, p->pid, tid, time);
+	ev.status = status < 0 ? 0 : status;
+	ev.group_exit = true;
+	mt_emit(s, &ev);
+	mt_proc_del(s, p);
+}
+
+static void on_exit_rec(struct maptap_session *s, const uint8_t *r,
+			size_t len, uint64_t time)
+{
+	uint32_t pid, tid;
+	struct maptap_event ev;
+	struct mt_proc *p;
+	struct mt_thread *t;
+
+	if (len < 24)
+		return;
+	memcpy(&pid, r, 4);
+	memcpy(&tid, r + 8, 4);
+	p = mt_proc_find(s, (pid_t)pid);
+	if (!p)
+		return;
+	t = mt_thread_find(s, (pid_t)tid);
+	if (t && t->proc == p)
+		mt_thread_del(s, t);
+	if (p->nthreads > 0) {
+		proc_event(&ev, MAPTAP_EV_EXIT, p->pid, (pid_t)tid, time);
+		ev.status = 0;
+		mt_emit(s, &ev);
+		return;
+	}
+	proc_gone(s, p, (pid_t)tid, time);
+}
+
+static void on_record(struct maptap_session *s,
+		      const struct perf_event_header *h)
+{
+	const uint8_t *r = (const uint8_t *)(h + 1);
+	size_t len = h->size - sizeof(*h);
+	uint64_t time = record_time(h);
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		on_sample(s, r, len);
+		break;
+	case PERF_RECORD_MMAP2:
+		on_mmap2(s, r, len, time);
+		break;
+	case PERF_RECORD_COMM:
+		on_comm(s, h, r, len, time);
+		break;
+	case PERF_RECORD_FORK:
+		on_fork(s, r, len, time);
+		break;
+	case PERF_RECORD_EXIT:
+		on_exit_rec(s, r, len, time);
+		break;
+	case PERF_RECORD_LOST:
+		/* { u64 id; u64 lost; sample_id } */
+		if (len >= 16) {
+			uint64_t lost;
+
+			memcpy(&lost, r + 8, 8);
+			s->stats.lost_records += lost;
+		}
+		s->perf->lost = true;
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- confirmation ---- */
+
+struct diff_ctx {
+	struct maptap_session *s;
+	struct mt_proc *p;
+	bool report;		/* --verify's: say it */
+	size_t real;
+};
+
+static void on_diff(uint64_t lo, uint64_t hi, const struct maptap_vma *model,
+		    const struct maptap_vma *kernel, void *arg)
+{
+	struct diff_ctx *c = arg;
+	char mp[5] = "none", kp[5] = "none";
+
+	/* The main stack grows in page faults: checked on its own. */
+	if (kernel && kernel->kind == MAPTAP_VMA_STACK &&
+	    (!model || model->kind == MAPTAP_VMA_STACK))
+		return;
+	c->real++;
+	if (!c->report)
+		return;
+	c->s->stats.verify_diffs++;
+	if (model)
+		maptap_perms_str(model->perms, mp);
+	if (kernel)
+		maptap_perms_str(kernel->perms, kp);
+	mt_diag(c->s, "verify: pid %d: [0x%llx, 0x%llx) model %s %s, kernel %s %s",
+		(int)c->p->pid, (unsigned long long)lo, (unsigned long long)hi,
+		mp, model ? model->name : "", kp, kernel ? kernel->name : "");
+}
+
+/* Compare [LO, HI) of P's model with the kernel; true when they differ.
+ * RESYNC: make the model the kernel's there (REPORT: as --verify). */
+static bool check_range(struct maptap_session *s, struct mt_proc *p,
+			uint64_t lo, uint64_t hi, bool resync, bool report)
+{
+	struct diff_ctx c = { s, p, report, 0 };
+	struct maptap_mm_hint h;
+	bool all = lo == 0 && hi == MT_TOP;
+
+	if (ensure_reader(s, p))
+		return false;
+	maptap_vma_buf_clear(&s->buf);
+	if (all ? maptap_maps_read_all(p->mm->reader, &s->buf) :
+	    maptap_maps_read_range(p->mm->reader, lo, hi, &s->buf))
+		return false;
+	if (!resync)
+		c.report = false;
+	maptap_mm_verify_range(p->mm->model, lo, all ? UINT64_MAX : hi,
+			       s->buf.v, s->buf.n, on_diff, &c);
+	if (!c.real)
+		return false;
+	if (resync) {
+		hint_of(&h, p, p->pid, NULL, mt_now_ns());
+		h.in_place = true;
+		maptap_mm_update(p->mm->model, lo, hi, s->buf.v, s->buf.n, &h,
+				 emit_cb, s);
+		s->stats.confirm_resyncs++;
+	}
+	return true;
+}
+
+static bool overlaps(const struct pf_ranges *r, const struct pf_range *x)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->v[i].pid == x->pid && r->v[i].lo < x->hi &&
+		    x->lo < r->v[i].hi)
+			return true;
+	return false;
+}
+
+/* After a batch: settled suspects are resynced; the ranges the batch
+ * touched are confirmed, a difference becoming a suspect. */
+static void confirm(struct maptap_session *s, uint64_t now)
+{
+	struct mt_perf *f = s->perf;
+	size_t i, k = 0;
+
+	for (i = 0; i < f->suspects.n; i++) {
+		struct pf_range x = f->suspects.v[i];
+		struct mt_proc *p = mt_proc_find(s, x.pid);
+
+		if (!p || overlaps(&f->touched, &x))
+			continue;	/* gone, or confirmed again below */
+		if (now - x.since < MT_PERF_SETTLE_NS) {
+			f->suspects.v[k++] = x;
+			continue;
+		}
+		check_range(s, p, x.lo, x.hi, true, x.verify);
+	}
+	f->suspects.n = k;
+	for (i = 0; i < f->touched.n; i++) {
+		struct pf_range *x = &f->touched.v[i];
+		struct mt_proc *p = mt_proc_find(s, x->pid);
+
+		if (p && check_range(s, p, x->lo, x->hi, false, false)) {
+			if (f->suspects.n < MT_PERF_MAX_SUSPECTS)
+				range_add(&f->suspects, x->pid, x->lo, x->hi,
+					  now, false);
+			else
+				f->lost = true;	/* too many: read it all */
+		}
+	}
+	f->touched.n = 0;
+}
+
+struct verify_collect {
+	struct mt_perf *f;
+	pid_t pid;
+	uint64_t now;
+};
+
+static void verify_collect(uint64_t lo, uint64_t hi,
+			   const struct maptap_vma *model,
+			   const struct maptap_vma *kernel, void *arg)
+{
+	struct verify_collect *c = arg;
+
+	if (kernel && kernel->kind == MAPTAP_VMA_STACK &&
+	    (!model || model->kind == MAPTAP_VMA_STACK))
+		return;
+	if (c->f->suspects.n < MT_PERF_MAX_SUSPECTS)
+		range_add(&c->f->suspects, c->pid, lo, hi, c->now, true);
+}
+
+/* --verify: a whole check of every mm now and then; its differences are
+ * suspects, reported if they last (confirm()). */
+static void verify_all(struct maptap_session *s, uint64_t now)
+{
+	struct mt_perf *f = s->perf;
+	struct mt_proc *p;
+
+	if (!s->opts.verify || now < f->next_verify_ns)
+		return;
+	for (p = s->procs; p; p = p->next) {
+		struct verify_collect c = { f, p->pid, now };
+
+		if (!p->ready || ensure_reader(s, p))
+			continue;
+		maptap_vma_buf_clear(&s->buf);
+		if (maptap_maps_read_all(p->mm->reader, &s->buf))
+			continue;
+		maptap_mm_verify(p->mm->model, s->buf.v, s->buf.n,
+				 verify_collect, &c);
+	}
+	f->next_verify_ns = mt_now_ns() + MT_PERF_VERIFY_GAP_NS;
+}
+
+/* ---- the loop ---- */
+
+/* Read every ring, records merged by time.  ALL false: only records
+ * older than MT_PERF_SETTLE_NS before the rings were looked at: a record
+ * is written after its time is taken, and the rings are looked at one
+ * after the other, so a later look at one ring may find a record older
+ * than one already taken from another (perf's "finished round").  ALL:
+ * every record (nothing more can come).  Returns the records read. */
+static size_t drain(struct maptap_session *s, bool all)
+{
+	struct mt_perf *f = s->perf;
+	uint64_t cutoff = all ? UINT64_MAX : mt_now_ns() - MT_PERF_SETTLE_NS;
+	size_t n = 0;
+	int c;
+
+	for (c = 0; c < f->ncpu; c++)
+		if (f->ring[c].map)
+			mt_perf_ring_begin(&f->ring[c]);
+	for (;;) {
+		const struct perf_event_header *best = NULL;
+		uint64_t bt = 0;
+		int bc = -1;
+
+		for (c = 0; c < f->ncpu; c++) {
+			const struct perf_event_header *h;
+			uint64_t t;
+
+			if (!f->ring[c].map)
+				continue;
+			h = mt_perf_ring_peek(&f->ring[c]);
+			if (!h)
+				continue;
+			t = record_time(h);
+			if (t >= cutoff)
+				continue;
+			if (!best || t < bt) {
+				best = h;
+				bt = t;
+				bc = c;
+			}
+		}
+		if (!best)
+			break;
+		/* Peek again: another ring's peek may have reused its own
+		 * copy buffer only, so BEST is still valid. */
+		on_record(s, best);
+		mt_perf_ring_next(&f->ring[bc]);
+		n++;
+	}
+	for (c = 0; c < f->ncpu; c++) {
+		if (!f->ring[c].map)
+			continue;
+		mt_perf_ring_end(&f->ring[c]);
+	}
+	return n;
+}
+
+static void after_batch(struct maptap_session *s)
+{
+	struct mt_perf *f = s->perf;
+	struct mt_proc *p;
+	uint64_t now = mt_now_ns();
+
+	if (f->lost) {
+		f->lost = false;
+		f->touched.n = f->suspects.n = 0;
+		for (p = s->procs; p; p = p->next)
+			if (p->ready)
+				resync_full(s, p);
+		return;
+	}
+	confirm(s, now);
+	for (p = s->procs; p; p = p->next)
+		if (p->ready)
+			mt_check_main_stack(s, p, p->pid);
+	verify_all(s, now);
+}
+
+/* Processes whose exit record was lost: gone from /proc, or zombies. */
+static void reap_silent(struct maptap_session *s)
+{
+	struct mt_proc *p, *next;
+
+	for (p = s->procs; p; p = next) {
+		char state;
+
+		next = p->next;
+		if (mt_proc_state(p->pid, &state) == 0 && state != 'Z' &&
+		    state != 'X')
+			continue;
+		if (s->launched && p->pid == s->launched_pid &&
+		    !s->launched_reaped && mt_proc_state(p->pid, &state) == 0)
+			continue;	/* its exit record is on its way */
+		/* Its last records may be younger than the drain's cutoff. */
+		if (!p->perf_gone) {
+			p->perf_gone = mt_now_ns();
+			continue;
+		}
+		if (mt_now_ns() - p->perf_gone < 2 * MT_PERF_SETTLE_NS)
+			continue;
+		s->stats.lost_threads += (uint64_t)p->nthreads;
+		mt_diag(s, "pid %d: gone without an exit record (records lost: its last changes may be missing)",
+			(int)p->pid);
+		proc_gone(s, p, p->pid, mt_now_ns());
+	}
+}
+
+/* Records the kernel dropped that no PERF_RECORD_LOST has told of:
+ * each event's own count (PERF_FORMAT_LOST: { u64 value; u64 lost; }),
+ * said and counted when it exceeds what the records told. */
+static void count_unreported_lost(struct maptap_session *s)
+{
+	struct mt_perf *f = s->perf;
+	uint64_t v[2], sum = 0;
+	size_t i;
+
+	for (i = 0; i < f->nfds; i++)
+		if (read(f->fds[i], v, sizeof(v)) == sizeof(v))
+			sum += v[1];
+	if (sum > s->stats.lost_records) {
+		mt_diag(s, "perf: %llu records lost at the end (a full ring): the models may miss their changes",
+			(unsigned long long)(sum - s->stats.lost_records));
+		s->stats.lost_records = sum;
+	}
+}
+
+static void detach_all(struct maptap_session *s, const char *why)
+{
+	struct maptap_event ev;
+
+	drain(s, true);
+	after_batch(s);
+	count_unreported_lost(s);
+	free_perf(s->perf);
+	s->perf = NULL;
+	while (s->procs) {
+		struct mt_proc *p = s->procs;
+
+		mt_event_init(&ev, MAPTAP_EV_DETACH, p->pid, p->pid);
+		ev.reason = why;
+		mt_emit(s, &ev);
+		forget_proc_threads(s, p, 0);
+		mt_proc_del(s, p);
+	}
+}
+
+int mt_perf_run(struct maptap_session *s, uint64_t deadline)
+{
+	struct mt_perf *f = s->perf;
+	uint64_t req;
+	int signo;
+
+	while (s->procs && s->perf) {
+		uint64_t now;
+		nfds_t n = 0;
+		int c, timeout = MT_PERF_POLL_MS;
+		char buf[64];
+
+		req = __atomic_exchange_n(&s->detach_req, 0, __ATOMIC_SEQ_CST);
+		if (req && s->launched) {
+			for (signo = 1; signo < 64; signo++)
+				if ((req >> signo & 1) && !s->launched_reaped)
+					kill(s->launched_pid, signo);
+		} else if (req) {
+			detach_all(s, "signal");
+			return 0;
+		}
+		for (c = 0; c < f->ncpu; c++)
+			if (f->ring_fd[c] >= 0)
+				f->pf[n++] = (struct pollfd){ f->ring_fd[c],
+							      POLLIN, 0 };
+		f->pf[n++] = (struct pollfd){ s->wake[0], POLLIN, 0 };
+		if (f->suspects.n)
+			timeout = 1;
+		now = mt_now_ns();
+		if (deadline) {
+			if (now >= deadline)
+				return 1;
+			if ((deadline - now) / 1000000 < (uint64_t)timeout)
+				timeout = (int)((deadline - now) / 1000000) + 1;
+		}
+		if (poll(f->pf, n, timeout) < 0 && errno != EINTR)
+			return -errno;
+		while (read(s->wake[0], buf, sizeof(buf)) > 0)
+			;
+		drain(s, false);
+		after_batch(s);
+		if (s->launched && !s->launched_reaped) {
+			int st;
+
+			if (waitpid(s->launched_pid, &st, __WALL | WNOHANG) ==
+			    s->launched_pid) {
+				s->launched_reaped = true;
+				s->exit_status = st;
+				drain(s, true);
+				after_batch(s);
+			}
+		}
+		reap_silent(s);
+	}
+	if (s->perf) {
+		drain(s, true);
+		after_batch(s);
+		count_unreported_lost(s);
+	}
+	free_perf(s->perf);
+	s->perf = NULL;
+	return 0;
+}
+
+/* ---- attach and launch ---- */
+
+/* Open the events on every thread of P, rescanning until no new one
+ * appears. */
+static int open_all(struct maptap_session *s, struct mt_proc *p)
+{
+	for (;;) {
+		pid_t *tids;
+		size_t i, n;
+		int added = 0, err = mt_proc_tids(p->pid, &tids, &n);
+
+		if (err)
+			return err;
+		for (i = 0; i < n; i++) {
+			if (mt_thread_find(s, tids[i]))
+				continue;
+			err = open_thread(s->perf, tids[i]);
+			if (err == -ESRCH)
+				continue;
+			if (err) {
+				free(tids);
+				return err;
+			}
+			if (!mt_thread_add(s, tids[i], p)) {
+				free(tids);
+				return -ENOMEM;
+			}
+			added++;
+		}
+		free(tids);
+		if (!added)
+			return 0;
+	}
+}
+
+int mt_perf_attach(struct maptap_session *s, pid_t pid, bool *fallback)
+{
+	struct maptap_event ev;
+	struct mt_proc *p;
+	struct mt_mm *mm;
+	long tgid = 0;
+	char state;
+	int err;
+
+	*fallback = false;
+	if (pid <= 0 || mt_proc_status_long(pid, "Tgid:", &tgid) != 0)
+		return mt_error(s, -ESRCH, "no such process: %d", (int)pid);
+	if (tgid != pid)
+		return mt_error(s, -EINVAL,
+				"%d is a thread of process %ld; give the process id",
+				(int)pid, tgid);
+	if (mt_proc_state(pid, &state) == 0 && (state == 'Z' || state == 'X'))
+		return mt_error(s, -EINVAL, "process %d is a zombie", (int)pid);
+	if (mt_proc_is_kthread(pid) == 1)
+		return mt_error(s, -EINVAL,
+				"process %d is a kernel thread: it has no user address space",
+				(int)pid);
+	if (pid == getpid())
+		return mt_error(s, -EINVAL, "maptap cannot trace itself");
+	raise_nofile();
+	mm = mt_mm_new();
+	p = mm ? mt_proc_new(s, pid, mm) : NULL;
+	if (!p) {
+		mt_mm_put(mm);
+		return mt_error(s, -ENOMEM, "out of memory");
+	}
+	p->perf_status = -1;
+	err = open_all(s, p);
+	if (err) {
+		forget_proc_threads(s, p, 0);
+		mt_proc_del(s, p);
+		if (err == -ESRCH || err == -ENOENT)
+			return mt_error(s, -ESRCH, "no such process: %d",
+					(int)pid);
+		if (!open_failed(s, err, pid))
+			*fallback = true;
+		return *fallback ? 0 : err;
+	}
+	proc_event(&ev, MAPTAP_EV_ATTACH, pid, pid, mt_now_ns());
+	ev.path = p->exe;
+	mt_emit(s, &ev);
+	/* Records from before this read began are in it. */
+	p->perf_since = mt_now_ns();
+	err = mt_refresh_full(s, p, pid, true);
+	if (err && err != -ESRCH) {
+		detach_all(s, "error");
+		return mt_error(s, err, "cannot read the maps of process %d: %s",
+				(int)pid, strerror(-err));
+	}
+	mt_ready(s, p, pid, MAPTAP_READY_ATTACH);
+	return 0;
+}
+
+int mt_perf_launch(struct maptap_session *s, pid_t pid)
+{
+	int err;
+
+	raise_nofile();
+	err = open_thread(s->perf, pid);
+	if (err)
+		return mt_error(s, err, "cannot open perf events on the command: %s",
+				strerror(-err));
+	return 0;
+}
+
+void mt_perf_free(struct maptap_session *s)
+{
+	if (!s->perf)
+		return;
+	if (s->launched) {
+		/* The command dies with us, as under ptrace (EXITKILL). */
+		free_perf(s->perf);
+		s->perf = NULL;
+		if (!s->launched_reaped && s->launched_pid > 0) {
+			kill(s->launched_pid, SIGKILL);
+			waitpid(s->launched_pid, NULL, __WALL);
+			s->launched_reaped = true;
+		}
+		while (s->procs) {
+			forget_proc_threads(s, s->procs, 0);
+			mt_proc_del(s, s->procs);
+		}
+		return;
+	}
+	detach_all(s, "end");
+}

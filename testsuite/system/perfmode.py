@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""perfmode.py -- the perf event source (--events=perf, the default of -x
+where the kernel allows it; docs/tracer.md, "Event sources").
+
+1. The event-stream tests (mapstorm, threads, ranges, modules, clonevm:
+   threads, fork, vfork, clone(CLONE_VM), exec from a non-leader thread)
+   run again with MT_TEST_EVENTS=perf, --verify clean; their cases are
+   relayed here as "perf: FILE: CASE".
+2. Replay: two threads storm mmap/munmap/mprotect/MAP_FIXED/mremap/brk;
+   the JSON log replayed equals the maps the target wrote itself just
+   before exiting, under -c and under -x.
+3. A process started before maptap, attached with -x, keeps running
+   after the detach (SIGINT) and ends with the output and status of an
+   untraced run; the target was never ptraced.
+4. 100 attaches and detaches in a row to a busy multi-threaded target:
+   each logs attach and detach, loses no record, holds perf events only
+   while it runs; the target ends as untraced.
+
+Everything is skipped, with the reason, where perf mode cannot be had.
+"""
+import os
+import signal
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import mttest as t
+
+why = t.perf_unavailable()
+if why:
+    t.skip("perf mode not available here: " + why)
+    t.done()
+    sys.exit(0)
+
+# -- 1. the event-stream tests in perf mode ---------------------------
+env = dict(os.environ, MT_TEST_EVENTS="perf")
+here = os.path.dirname(os.path.abspath(__file__))
+for name in ("ranges.py", "threads.py", "clonevm.py", "mapstorm.py",
+             "modules.py"):
+    p = subprocess.run([sys.executable, os.path.join(here, name)], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=1800)
+    cases = 0
+    for line in p.stdout.splitlines():
+        if line.startswith("ok ") or line.startswith("not ok "):
+            good = line.startswith("ok ")
+            text = line.split(" - ", 1)[1] if " - " in line else line
+            if "# SKIP" in text:
+                t.skip("perf: %s: %s" % (name, text))
+            else:
+                t.ok(good, "perf: %s: %s" % (name, text))
+            cases += 1
+        elif line.startswith("#"):
+            t.diag("%s: %s" % (name, line[1:].strip()))
+    t.ok(cases > 0 and p.returncode == 0,
+         "perf: %s: ran to the end (%d cases, exit %d)" %
+         (name, cases, p.returncode))
+
+# -- 2. replay of a two-thread random storm ---------------------------
+storm = t.build("t_perfstorm")
+ROUNDS = 3000
+for seed in (1, 2):
+    maps = os.path.join(t.tmpdir(), "storm-c-%d.maps" % seed)
+    r = t.maptap(["--events=perf", "-c",
+                  "%s %d %d %s" % (storm, ROUNDS, seed, maps)])
+    name = "storm -c seed %d" % seed
+    t.eq(r.status, 0, name + ": exit status 0")
+    t.no_verify_diffs(r, name)
+    pid = t.first_pid(r)
+    t.check_replay(r, pid, maps, name + ": the log replays into the "
+                   "target's own final maps")
+    t.ok(not r.find("detach"), name + ": nothing was let go")
+
+t.EVENTS = "perf"	# attach_run waits for perf's attach
+for seed in (3, 4):
+    maps = os.path.join(t.tmpdir(), "storm-x-%d.maps" % seed)
+    r, pid, status = t.attach_run([storm, str(ROUNDS), str(seed), maps,
+                                   "wait"])
+    name = "storm -x seed %d" % seed
+    t.eq(status, 0, name + ": the target's status")
+    t.eq(r.status, 0, name + ": maptap -x exits 0 with the target")
+    t.no_verify_diffs(r, name)
+    t.eq(len(r.find("attach", pid=pid)), 1, name + ": one attach event")
+    t.check_replay(r, pid, maps, name + ": the log (attach snapshot and "
+                   "records) replays into the target's own final maps")
+
+# -- 3. attach to a running process; it runs on after the detach ------
+busy = t.build("t_busy")
+ref = subprocess.run([busy], input="go\n", stdout=subprocess.PIPE, text=True,
+                     timeout=60)
+REF = (ref.stdout.split("\n", 1)[1], ref.returncode)
+
+
+def perf_fds(pid):
+    """The perf event fds process PID holds (/proc/PID/fd), or None
+    when it is gone."""
+    try:
+        names = os.listdir("/proc/%d/fd" % pid)
+    except OSError:
+        return None
+    n = 0
+    for fd in names:
+        try:
+            if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == \
+                    "anon_inode:[perf_event]":
+                n += 1
+        except OSError:
+            pass
+    return n
+
+
+def start_busy():
+    p = subprocess.Popen([busy], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True)
+    f = p.stdout.readline().split()
+    return p, int(f[1])
+
+
+def attach_detach(pid):
+    """maptap -x PID until it says it is tracing, then SIGINT: the Run,
+    and the perf fds it held while tracing."""
+    full, jsonfile = t.maptap_argv(["--events=perf", "-v", "-x", str(pid)])
+    mp = subprocess.Popen(full, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    line = t.wait_attached_perf(mp)
+    fds = perf_fds(mp.pid)
+    mp.send_signal(signal.SIGINT)
+    r = t.finish(mp, full, jsonfile, timeout=60)
+    r.err = line + "\n" + r.stderr
+    return r, fds, mp.pid
+
+
+tp, pid = start_busy()
+r, fds, mpid = attach_detach(pid)
+t.eq(r.status, 0, "running target: maptap -x exits 0 at SIGINT")
+t.ok("perf events" in r.err, "running target: perf events were used")
+t.ok(fds and fds > 0, "running target: maptap held perf events (%s)" % fds)
+t.eq(t.tracer_pid(pid), 0, "running target: never ptraced")
+t.eq(len(r.find("attach", pid=pid)), 1, "running target: one attach event")
+t.ok(r.find("detach", pid=pid), "running target: a detach event")
+t.ok(r.range_events(pid), "running target: its mappings were logged")
+t.no_verify_diffs(r, "running target")
+t.ok(perf_fds(mpid) is None, "running target: maptap is gone, its events "
+     "with it")
+out, _ = tp.communicate("go\n", timeout=60)
+t.eq((out, tp.returncode), REF, "running target: after the detach it ends "
+     "with the output and status of an untraced run")
+
+# -- 4. 100 attaches and detaches in a row ----------------------------
+tp, pid = start_busy()
+bad = []
+for i in range(100):
+    r, fds, mpid = attach_detach(pid)
+    what = []
+    if r.status != 0:
+        what.append("exit %s" % r.status)
+    if not (fds and fds > 0):
+        what.append("no perf events held (%s)" % fds)
+    if len(r.find("attach", pid=pid)) != 1 or not r.find("detach", pid=pid):
+        what.append("attach/detach events missing")
+    if " 0 perf records lost" not in r.err:
+        what.append("records lost")
+    if r.verify_diffs():
+        what.append("verify differences")
+    if perf_fds(mpid) is not None:
+        what.append("maptap still there")
+    if t.tracer_pid(pid) != 0:
+        what.append("target ptraced")
+    if what:
+        bad.append((i, what))
+t.eq(bad[:5], [], "100 attach/detach rounds: each attached, logged, lost "
+     "nothing and let go")
+out, _ = tp.communicate("go\n", timeout=60)
+t.eq((out, tp.returncode), REF, "100 attach/detach rounds: the target ends "
+     "with the output and status of an untraced run")
+t.done()
