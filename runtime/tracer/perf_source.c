@@ -1065,6 +1065,49 @@ read:
 		   new == a ? 0 : new, new == a ? 0 : new + nlen, new == a);
 }
 
+/* A mapping call that failed.  Most change nothing, but mprotect(2)
+ * works VMA by VMA from the start of its range and fails with ENOMEM at
+ * the first hole, the VMAs before it already changed
+ * (do_mprotect_pkey(), mm/mprotect.c); it can fail the same way later
+ * on (EACCES: a VMA that refuses the new protection).  ENOMEM: the
+ * change is predicted for the model's VMAs contiguous from the start;
+ * any other failure of an mprotect, and a call applied early as if it
+ * would succeed: its range is confirmed against the kernel after the
+ * batch, as every applied change is. */
+static void failed_exit(struct maptap_session *s, struct mt_thread *t,
+			const struct maptap_syscall *sc, uint64_t time,
+			int64_t ret)
+{
+	struct mt_proc *p = t->proc;
+	const struct maptap_vma *v;
+	uint64_t lo = 0, hi = 0, lo2 = 0, hi2 = 0, end;
+
+	if (maptap_syscall_range(sc, t->args, 0, &lo, &hi, &lo2, &hi2) != 1 ||
+	    lo >= hi)
+		return;
+	if (t->reported) {
+		/* applied at a sibling's mapping as if it would succeed
+		 * (pending_unmaps()): the kernel says what is there */
+		touch(s->perf, p, lo, hi);
+		return;
+	}
+	if (sc->nr != SYS_mprotect && sc->nr != SYS_pkey_mprotect)
+		return;
+	if (ret != -ENOMEM) {
+		touch(s->perf, p, lo, hi);
+		return;
+	}
+	for (end = lo; end < hi; end = v->end) {
+		v = maptap_mm_find(p->mm->model, end);
+		if (!v)
+			break;
+	}
+	if (end > hi)
+		end = hi;
+	if (end > lo)
+		apply_protect(s, p, t->tid, sc, time, lo, end, t->args[2]);
+}
+
 static void call_exit(struct maptap_session *s, struct mt_thread *t,
 		      int64_t ret, uint64_t time)
 {
@@ -1081,8 +1124,10 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 		apply_brk(s, p, t->tid, sc, time, ret);
 		return;
 	}
-	if (ret < 0 && ret >= -4095)
-		return;		/* failed: nothing changed */
+	if (ret < 0 && ret >= -4095) {
+		failed_exit(s, t, sc, time, ret);
+		return;
+	}
 	r = maptap_syscall_range(sc, t->args, ret, &lo, &hi, &lo2, &hi2);
 	if (r == 2) {
 		resync_full(s, p);
