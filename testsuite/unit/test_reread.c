@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_reread.c -- a munmap's exit reads its range while two siblings'
  * munmaps run, one before the read and one between it and the read
  * again (runtime/tracer/refresh.c, read_settled()).
