@@ -24,8 +24,8 @@ munmap (its hole), kept the VMA read before it, and the sibling's exit
 unmapped that page a second time.  The range read again then had a hole
 of its own, a third thread's munmap run between the reads: it went
 unchecked to the first munmap, and the third's exit later unmapped and
-mapped again a page mapped there since (12780 for 12776, 1 run of
-about 150 under that load; testsuite/unit/test_reread.c).
+mapped again a page mapped there since (12780 for 12776: 1 run in
+some 470 loaded ones; testsuite/unit/test_reread.c).
 """
 import os
 import sys
