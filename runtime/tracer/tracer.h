@@ -217,6 +217,10 @@ void mt_mm_put(struct mt_mm *mm);
 /* Where mt_set_fault()'s function is asked whether to fail. */
 enum mt_fault_site {
 	MT_FAULT_CALL,		/* mt_complete_call(), before it reads */
+	MT_FAULT_REREAD,	/* mt_complete_call(), before it reads its
+				 * range again because the holes of the
+				 * last read reported sibling munmaps
+				 * (refresh.c, read_settled()) */
 	MT_FAULT_FULL,		/* mt_refresh_full(), before it reads */
 	MT_FAULT_WAIT,		/* mt_wait_blocking() (xol.c's wait for the
 				 * thread it runs a call in, launch.c's reap):

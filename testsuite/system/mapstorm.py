@@ -21,7 +21,11 @@ run of six; with 8, in every run, hence 8).  And under load (two runs at
 once and two CPU hogs) a munmap's exit read its range while a sibling's
 munmap ran: the first VMA before it, a hole after.  It reported that
 munmap (its hole), kept the VMA read before it, and the sibling's exit
-unmapped that page a second time.
+unmapped that page a second time.  The range read again then had a hole
+of its own, a third thread's munmap run between the reads: it went
+unchecked to the first munmap, and the third's exit later unmapped and
+mapped again a page mapped there since (12780 for 12776: 1 run in
+some 470 loaded ones; testsuite/unit/test_reread.c).
 """
 import os
 import sys
@@ -60,7 +64,8 @@ def storm(opts, name):
     # runs in 12 logged one page's map and unmap twice (12777 and 12777
     # for 12776), the model staying exact: a range read torn by a
     # sibling's munmap (issue 16, runtime/tracer/refresh.c,
-    # holes_raced()).
+    # holes_raced()), and a read again torn the same way (12780:
+    # read_settled()).
     t.eq(mapped, want, name + ": every page the workers mapped is "
          "logged once")
     t.eq(pages(r.events, "unmap", "munmap", pid), mapped,

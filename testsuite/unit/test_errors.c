@@ -89,6 +89,8 @@ static int fault(void *arg, int site, const struct mt_thread *t)
 		c->call_failed = true;
 		return c->call_err;
 	}
+	if (site != MT_FAULT_FULL)
+		return 0;
 	if (c->full_after_call && !c->call_failed)
 		return 0;
 	return ++c->fulls == c->full_at ? c->full_err : 0;
