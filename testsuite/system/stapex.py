@@ -201,4 +201,24 @@ probe end {
 t.eq(out, "u_rec 101 1\nu_riprel 10 1\nu_square 10 1\n",
      "fntimes: one @entry() time per return of each function of a "
      "wildcard, named by ppfunc()")
+# 4. The examples themselves, unchanged, where Debian's systemtap-doc put
+# them (quickstart.sh installs it): profiling/fntimes.stp over u_calls's
+# functions.  It prints only a function whose call took 2.5 times its
+# longest so far after 100 calls; u_calls's do not, so it prints nothing
+# and ends 0, with no error from any pass.  (general/eventcount.stp also
+# needs stap's input.char / input.line probes, which maptap lacks.)
+EXD = "/usr/share/systemtap/examples"
+if not os.path.exists(os.path.join(EXD, "profiling", "fntimes.stp")):
+    t.skip("SystemTap's examples are not installed (Debian package "
+           "systemtap-doc): fntimes.stp not run")
+else:
+    out = os.path.join(t.tmpdir(), "out-fntimes")
+    r = t.maptap(["-o", out, os.path.join(EXD, "profiling", "fntimes.stp"),
+                  P + '.function("u_*")', "-c", "%s count 200" % PROG],
+                 json_out=False, verify=False)
+    t.ok(r.status == 0 and "ERROR" not in r.stderr and
+         "error" not in r.stderr,
+         "fntimes.stp, unchanged, runs over %s.function(\"u_*\") (%s)"
+         % (P, r.stderr.strip()[-300:]))
+
 t.done()
