@@ -597,6 +597,18 @@ static void apply_read(struct maptap_session *s, struct mt_proc *p,
 	free(all);
 }
 
+/* X cut to [LO, HI): a file mapping's offset moves with its start. */
+static void clip(struct maptap_vma *x, uint64_t lo, uint64_t hi)
+{
+	if (x->start < lo) {
+		if (x->inode)
+			x->offset += lo - x->start;
+		x->start = lo;
+	}
+	if (x->end > hi)
+		x->end = hi;
+}
+
 struct collect {
 	struct maptap_vma_buf *buf;
 	uint64_t lo, hi;
@@ -608,13 +620,7 @@ static int collect_prot(const struct maptap_vma *v, void *arg)
 	struct collect *c = arg;
 	struct maptap_vma x = *v;
 
-	if (x.start < c->lo) {
-		if (x.inode)
-			x.offset += c->lo - x.start;
-		x.start = c->lo;
-	}
-	if (x.end > c->hi)
-		x.end = c->hi;
+	clip(&x, c->lo, c->hi);
 	x.perms = (x.perms & MAPTAP_PERM_S) | c->perms;
 	return maptap_vma_buf_push(c->buf, &x) ? -1 : 0;
 }
@@ -984,13 +990,7 @@ static int shift_vma(const struct maptap_vma *v, void *arg)
 	struct shift *c = arg;
 	struct maptap_vma x = *v;
 
-	if (x.start < c->lo) {
-		if (x.inode)
-			x.offset += c->lo - x.start;
-		x.start = c->lo;
-	}
-	if (x.end > c->hi)
-		x.end = c->hi;
+	clip(&x, c->lo, c->hi);
 	x.start += (uint64_t)c->by;
 	x.end += (uint64_t)c->by;
 	return maptap_vma_buf_push(c->buf, &x) ? -1 : 0;

@@ -428,18 +428,18 @@ static void note_return(struct maptap_session *s, struct mt_thread *t,
 }
 
 /* The probes an IFUNC resolver's return hands on to its choice. */
-struct ifunc_todo {
+struct ifunc_pending {
 	uint64_t choice;
 	struct mt_bp_id *ids;		/* malloc'd */
 	int n;
 };
 
-/* Into TODO: the IFUNC ids of resolver BP, for its choice (rax, as
+/* Into PEND: the IFUNC ids of resolver BP, for its choice (rax, as
  * the SysV ABI returns a pointer). */
 static void ifunc_returned(struct maptap_session *s, struct mt_thread *t,
 			   const struct mt_bp *bp,
 			   const struct user_regs_struct *r,
-			   struct ifunc_todo *todo)
+			   struct ifunc_pending *pend)
 {
 	int i;
 
@@ -448,46 +448,46 @@ static void ifunc_returned(struct maptap_session *s, struct mt_thread *t,
 
 		if (!bp->ids[i].ifunc)
 			continue;
-		v = realloc(todo->ids, sizeof(*v) * (size_t)(todo->n + 1));
+		v = realloc(pend->ids, sizeof(*v) * (size_t)(pend->n + 1));
 		if (!v) {
 			mt_diag(s, "pid %d: IFUNC at 0x%llx: out of memory",
 				(int)t->proc->pid,
 				(unsigned long long)bp->addr);
 			return;
 		}
-		v[todo->n] = bp->ids[i];
-		v[todo->n++].ifunc = false;
-		todo->ids = v;
+		v[pend->n] = bp->ids[i];
+		v[pend->n++].ifunc = false;
+		pend->ids = v;
 	}
-	todo->choice = r->rax;
+	pend->choice = r->rax;
 }
 
-/* Probe the IFUNC choice TODO names (after the hit: it moves the
+/* Probe the IFUNC choice PEND names (after the hit: it moves the
  * table). */
 static void ifunc_place(struct maptap_session *s, struct mt_thread *t,
-			struct ifunc_todo *todo)
+			struct ifunc_pending *pend)
 {
 	int i, rc;
 
-	for (i = 0; i < todo->n; i++) {
-		rc = insert_bp(s, t->proc, todo->choice, &todo->ids[i]);
+	for (i = 0; i < pend->n; i++) {
+		rc = insert_bp(s, t->proc, pend->choice, &pend->ids[i]);
 		if (rc) {
 			mt_diag(s, "pid %d: no probe at 0x%llx, the function an IFUNC resolver chose: %s",
 				(int)t->proc->pid,
-				(unsigned long long)todo->choice,
+				(unsigned long long)pend->choice,
 				strerror(-rc));
 			break;
 		}
 	}
-	free(todo->ids);
+	free(pend->ids);
 }
 
 /* A hit of return site AT by T: the return of its top frame when that
  * frame's return address was at rsp - 8 (ret popped it).  Fires its
- * return probes; an IFUNC resolver's return goes into TODO. */
+ * return probes; an IFUNC resolver's return goes into PEND. */
 static void site_hit(struct maptap_session *s, struct mt_thread *t,
 		     struct mt_bps *b, struct user_regs_struct *r, uint64_t at,
-		     struct ifunc_todo *todo)
+		     struct ifunc_pending *pend)
 {
 	struct maptap_uprobe_hit h;
 	struct mt_ustack *u = t->ustack;
@@ -514,7 +514,7 @@ static void site_hit(struct maptap_session *s, struct mt_thread *t,
 	h.ret_addr = f.ret;
 	h.regs = r;
 	call_handlers(s, t, &b->v[i], &h);
-	ifunc_returned(s, t, &b->v[i], r, todo);
+	ifunc_returned(s, t, &b->v[i], r, pend);
 }
 
 static void bp_hit(struct maptap_session *s, struct mt_thread *t,
@@ -522,7 +522,7 @@ static void bp_hit(struct maptap_session *s, struct mt_thread *t,
 		   struct user_regs_struct *r)
 {
 	struct maptap_uprobe_hit h;
-	struct ifunc_todo todo = { 0, NULL, 0 };
+	struct ifunc_pending pend = { 0, NULL, 0 };
 	uint64_t at = bp->addr, slot;
 	bool site = bp->site, entry = false, ret = bp->has_ret;
 	int i, sig = 0;
@@ -543,7 +543,7 @@ static void bp_hit(struct maptap_session *s, struct mt_thread *t,
 	slot = bp->bad ? 0 : bp->slot;
 	/* A return to here comes before a new call made from here. */
 	if (site)
-		site_hit(s, t, b, r, at, &todo);
+		site_hit(s, t, b, r, at, &pend);
 	if (entry) {
 		s->up->hits++;
 		memset(&h, 0, sizeof(h));
@@ -554,8 +554,8 @@ static void bp_hit(struct maptap_session *s, struct mt_thread *t,
 	/* Last: it may add a breakpoint, which moves the table. */
 	if (ret)
 		note_return(s, t, b, r, at);
-	if (todo.n)
-		ifunc_place(s, t, &todo);
+	if (pend.n)
+		ifunc_place(s, t, &pend);
 	if (slot)
 		set_rip(t->tid, slot);
 	mt_resume(s, t, sig);

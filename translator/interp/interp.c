@@ -1031,26 +1031,35 @@ static void report_error(struct interp *I)
 		I->exit_requested = true;
 }
 
-struct tr_entry_frame *tr_interp_save_entry(struct interp *I,
-					    const struct tr_dprobe *dp)
+/* The state a handler of DP starts from: no actions, an empty frame of
+ * its locals, run-time errors caught at JB (the caller's setjmp). */
+static void probe_start(struct interp *I, const struct tr_dprobe *dp,
+			jmp_buf *jb)
 {
-	struct tr_entry_frame *volatile fr = tr_entry_frame_new(dp);
 	size_t i, nl = (size_t)dp->locals.n;
-	jmp_buf jb;
 
-	if (!fr)
-		return NULL;
 	I->cur = dp;
 	I->actions = 0;
 	I->depth = 0;
 	I->frame = 0;
 	I->frame_size = nl;
 	I->ntmp = 0;
-	I->recover = &jb;
+	I->recover = jb;
 	for (i = 0; i < nl; i++) {
 		I->stack[i].l = 0;
 		maptap_script_buf_clear(&I->stack[i].s);
 	}
+}
+
+struct tr_entry_frame *tr_interp_save_entry(struct interp *I,
+					    const struct tr_dprobe *dp)
+{
+	struct tr_entry_frame *volatile fr = tr_entry_frame_new(dp);
+	jmp_buf jb;
+
+	if (!fr)
+		return NULL;
+	probe_start(I, dp, &jb);
 	if (setjmp(jb)) {
 		report_error(I);
 		I->cur = NULL;
@@ -1065,19 +1074,8 @@ struct tr_entry_frame *tr_interp_save_entry(struct interp *I,
 bool tr_interp_run_probe(struct interp *I, const struct tr_dprobe *dp)
 {
 	jmp_buf jb;
-	size_t i, nl = (size_t)dp->locals.n;
 
-	I->cur = dp;
-	I->actions = 0;
-	I->depth = 0;
-	I->frame = 0;
-	I->frame_size = nl;
-	I->ntmp = 0;
-	I->recover = &jb;
-	for (i = 0; i < nl; i++) {
-		I->stack[i].l = 0;
-		maptap_script_buf_clear(&I->stack[i].s);
-	}
+	probe_start(I, dp, &jb);
 	if (setjmp(jb)) {
 		while (I->snaps.n > 0)
 			maptap_script_snap_free(I->snaps.v[--I->snaps.n]);
