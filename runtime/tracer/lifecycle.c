@@ -112,6 +112,9 @@ pid_t mt_wait_blocking(struct maptap_session *s, pid_t tid, int *status)
 {
 	pid_t r;
 
+	/* Its stop may have been taken already (waitq.c). */
+	if (mt_waitq_take(s, tid, status))
+		return tid;
 	for (;;) {
 		if (s->fault && s->fault(s->fault_arg, MT_FAULT_WAIT, NULL)) {
 			errno = EINTR;

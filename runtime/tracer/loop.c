@@ -304,7 +304,9 @@ static void detach_running(struct maptap_session *s, struct mt_thread *t,
 	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) != 0)
 		return;
 	for (;;) {
-		r = waitpid(tid, &status, __WALL | WNOHANG);
+		/* Its stop may have been taken already (waitq.c). */
+		r = mt_waitq_take(s, tid, &status) ? tid :
+		    waitpid(tid, &status, __WALL | WNOHANG);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -1204,12 +1206,14 @@ static pid_t spin_wait(struct maptap_session *s, int *status,
 	uint64_t t0, now;
 	pid_t tid;
 
+	if (mt_waitq_pop(s, &tid, status))
+		return tid;
 	if (!s->spin_ns || s->listeners.n || s->detaching)
 		return 0;
 	t0 = mt_now_ns();
 	for (;;) {
 		sched_yield();
-		tid = waitpid(-1, status, __WALL | WNOHANG);
+		tid = mt_wait_any(s, status);
 		if (tid > 0) {
 			s->spin_ns = s->spin_ns * 2 > MT_SPIN_MAX_NS ?
 				     MT_SPIN_MAX_NS : s->spin_ns * 2;
@@ -1256,7 +1260,7 @@ static int run_until(struct maptap_session *s, uint64_t deadline,
 		take_detach_request(s);
 		mt_listeners_poll(s);
 		if (tid == 0)
-			tid = waitpid(-1, &status, __WALL | WNOHANG);
+			tid = mt_wait_any(s, &status);
 		if (tid < 0) {
 			if (errno == EINTR) {
 				tid = 0;

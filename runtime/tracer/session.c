@@ -316,6 +316,7 @@ void maptap_session_free(struct maptap_session *s)
 		mt_forget_lost(s, "still traced when the session ended");
 	free_threads(s);
 	free(s->gone_early.tid);
+	mt_waitq_free(s);
 	mt_listeners_free(s);
 	mt_uprobes_free(s->up);
 	while (s->procs)

@@ -134,6 +134,19 @@ struct mt_tid_set {
 	size_t n, cap;
 };
 
+/* Stops taken from the kernel and not yet handled, oldest first
+ * (waitq.c): a round of waitpid(-1) takes every pending stop, so that
+ * each thread gets its turn. */
+struct mt_waitq_entry {
+	pid_t tid;
+	int status;			/* as waitpid(2) gave it */
+};
+
+struct mt_waitq {
+	struct mt_waitq_entry *e;	/* e[head .. head + n - 1] */
+	size_t head, n, cap;
+};
+
 /* The listeners of the filters given to threads maptap let go of
  * (inject.c): answered from the run loop until no task uses the filter. */
 struct mt_listeners {
@@ -151,6 +164,7 @@ struct maptap_session {
 	bool launched_reaped;		/* its exit status is known */
 	struct mt_thread_table threads;
 	struct mt_tid_set gone_early;
+	struct mt_waitq waitq;
 	struct mt_proc *procs;
 	/* Detach requests not yet acted on, from signal handlers: bit N
 	 * for signal N (1-63), bit 0 for one without a signal.  Set and
@@ -206,6 +220,18 @@ struct mt_thread *mt_thread_add(struct maptap_session *s, pid_t tid,
 void mt_thread_del(struct maptap_session *s, struct mt_thread *t);
 void mt_gone_early_add(struct maptap_session *s, pid_t tid);
 bool mt_gone_early_take(struct maptap_session *s, pid_t tid);
+
+/* waitq.c.  mt_wait_any(): the next stop to handle, oldest taken first;
+ * with several threads traced, a waitpid(-1) that finds one takes every
+ * other pending stop too.  Returns its tid with *STATUS, 0 when none is
+ * pending (it never blocks), or -1 with errno from waitpid(2).
+ * mt_waitq_pop(): the oldest taken stop, false if none.
+ * mt_waitq_take(): thread TID's taken stop (STATUS may be NULL), false
+ * if none: a wait for one thread must look here before waitpid(TID). */
+pid_t mt_wait_any(struct maptap_session *s, int *status);
+bool mt_waitq_pop(struct maptap_session *s, pid_t *tid, int *status);
+bool mt_waitq_take(struct maptap_session *s, pid_t tid, int *status);
+void mt_waitq_free(struct maptap_session *s);
 void mt_forget_lost(struct maptap_session *s, const char *why);
 struct mt_proc *mt_proc_find(struct maptap_session *s, pid_t pid);
 struct mt_proc *mt_proc_new(struct maptap_session *s, pid_t pid,
