@@ -7,7 +7,9 @@
 # mapping call (issue 2: "one seccomp stop plus one exit stop"), but only
 # at the seccomp stop for a munmap in a single-threaded mm (issue 16: its
 # change is read at the thread's next stop, docs/model.md), and never for
-# a call that cannot change the address space.  Running each target
+# a call that cannot change the address space.  The same for a script
+# that reads no stopped thread's state (no uaddr(), registers, stacks or
+# user memory reads).  Running each target
 # twice with different counts cancels the start-up stops (ld.so, libc)
 # out of the comparison.
 . "$top_srcdir/testsuite/lib/tap.sh"
@@ -21,9 +23,12 @@ for t in nomap_loop map_loop; do
 		{ fail "build $t"; tap_done; exit 1; }
 done
 
-# counts TARGET N: print "stops seccomp syscall mapping_calls" of one run.
+# counts TARGET N [MAPTAP_ARG...]: print "stops seccomp syscall
+# mapping_calls" of one run.
 counts() {
-	"$maptap" -v -o /dev/null -c "$work/$1 $2" 2>"$work/err" ||
+	t=$1 n=$2
+	shift 2
+	"$maptap" -v -o /dev/null "$@" -c "$work/$t $n" 2>"$work/err" ||
 		{ cat "$work/err" | sed 's/^/# /'; return 1; }
 	sed -n 's/^maptap: \([0-9]*\) stops (\([0-9]*\) seccomp, \([0-9]*\) syscall), \([0-9]*\) mapping calls.*/\1 \2 \3 \4/p' \
 		"$work/err"
@@ -46,6 +51,21 @@ check "exactly one seccomp stop per mapping call" [ $(($6 - $2)) -eq 4000 ]
 check "exactly one exit stop per pair: the mmap's, none for the munmap" \
 	[ $(($7 - $3)) -eq 2000 ]
 
+# A script is deferred like the default log unless it reads the stopped
+# thread (issue 16: uaddr(), registers, stacks, user memory): then every
+# munmap keeps its exit stop.
+plain='global n; probe vm.munmap { n++ } probe end { printf("%d\n", n) }'
+regs='global n; probe vm.munmap { n += uaddr() != 0 } probe end { printf("%d\n", n) }'
+a=$(counts map_loop 1000 -e "$plain") && b=$(counts map_loop 3000 -e "$plain")
+set -- ${a:-0 0 0 0} ${b:-0 0 0 0}
+diag "script, map_loop 1000: $a; map_loop 3000: $b"
+check "a script that reads no thread: exactly 6000 more stops" \
+	[ $(($5 - $1)) -eq 6000 ]
+a=$(counts map_loop 1000 -e "$regs") && b=$(counts map_loop 3000 -e "$regs")
+set -- ${a:-0 0 0 0} ${b:-0 0 0 0}
+diag "script with uaddr(), map_loop 1000: $a; map_loop 3000: $b"
+check "a script that calls uaddr(): exactly 8000 more stops (exit stops)" \
+	[ $(($5 - $1)) -eq 8000 ]
 a=$(counts nomap_loop 1000) && b=$(counts nomap_loop 100000)
 if [ -z "$a" ] || [ -z "$b" ]; then
 	fail "maptap -v prints its counters for nomap_loop"

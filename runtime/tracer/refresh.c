@@ -162,11 +162,18 @@ static void stack_at(struct maptap_session *s, struct mt_proc *p, pid_t tid,
 
 /* After a call: the VMA under the thread's stack pointer at its entry,
  * when a read of it is one PROCMAP_QUERY (a text read per call would
- * cost a full read). */
+ * cost a full read), and only when the model has no VMA there: the
+ * stack grew to reach it.  A stack pointer inside a VMA the model has
+ * (its [stack], or a thread's mmap'd stack) needs no read (issue 16: one
+ * PROCMAP_QUERY per call at most); growth the thread made and came back
+ * from is seen at a later call whose stack pointer lies below the
+ * model's [stack], a fork, an exec or the process's exit
+ * (mt_check_main_stack()). */
 static void check_stack(struct maptap_session *s, struct mt_thread *t)
 {
 	if (!t->sp ||
-	    maptap_maps_source_of(t->proc->mm->reader) != MAPTAP_MAPS_QUERY)
+	    maptap_maps_source_of(t->proc->mm->reader) != MAPTAP_MAPS_QUERY ||
+	    maptap_mm_find(t->proc->mm->model, t->sp))
 		return;
 	stack_at(s, t->proc, t->proc->pid, t->sp);
 }

@@ -27,8 +27,11 @@ unchecked to the first munmap, and the third's exit later unmapped and
 mapped again a page mapped there since (12780 for 12776: 1 run in
 some 470 loaded ones; testsuite/unit/test_reread.c).
 """
+import json
 import os
+import re
 import sys
+import types
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
@@ -185,8 +188,63 @@ def fail_storm(opts, name):
          "munmap that made it; no event for a call that failed")
 
 
+# The same through a script that reads no stopped thread (issue 16): its
+# calls take no exit stop either (stops.sh counts them), and the events
+# it prints replay into the final maps just as the log's do.
+EVENTS_STP = r"""
+function js:string(s:string) { return s == "" ? "null" : maptap_json_string(s) }
+probe maptap.event
+{
+	k = $kind
+	if (k == "exec")
+		printf("{\"event\":\"exec\",\"pid\":%d}\n", pid())
+	if (k != "map" && k != "unmap" && k != "protect" && k != "replace" &&
+	    k != "move" && k != "rename" && k != "grow" && k != "shrink")
+		next
+	printf("{\"event\":\"%s\",\"pid\":%d,\"tid\":%d,\"syscall\":%s,\"start\":\"0x%x\",\"end\":\"0x%x\",\"offset\":\"0x%x\",\"perms\":\"%s\",\"path\":%s,\"name\":%s,\"old\":{\"start\":\"0x%x\",\"end\":\"0x%x\"},\"snapshot\":%s}\n",
+	       k, pid(), tid(), js($syscall_name), $start, $end, $offset,
+	       $perms, $inode ? js($name) : "null",
+	       !$inode ? js($name) : "null", $old_start, $old_end,
+	       $snapshot ? "true" : "false")
+}
+"""
+
+
+def script_fail_storm(name):
+    maps = os.path.join(t.tmpdir(), "failstorm-%s.maps" %
+                        name.replace(" ", "_"))
+    out = maps + ".jsonl"
+    r = t.maptap(["-v", "-o", out, "-e", EVENTS_STP, "-c",
+                  "%s %d %d %s" % (failing, NTHREADS, 2 * ROUNDS, maps)],
+                 json_out=False)
+    rep = t.reports(r.stdout)
+    t.eq((r.status, rep.get("done")), (0, (NTHREADS + 2) * 2 * ROUNDS),
+         name + ": the target ran every round")
+    t.no_verify_diffs(r, name)
+    m = re.search(r"(\d+) seccomp, (\d+) syscall", r.stderr)
+    t.ok(m and int(m.group(1)) - int(m.group(2)) > ROUNDS // 2,
+         name + ": the lone thread's munmap, mprotect, madvise took no "
+         "exit stop (%s)"
+         % (m.group(0) if m else None))
+    events = []
+    if os.path.exists(out):
+        events = [json.loads(line) for line in open(out)]
+    run = types.SimpleNamespace(events=events)
+    pid = t.first_pid(run)
+    t.check_replay(run, pid, maps, name + ": the script's events replay "
+                   "into the final maps")
+    lo, hi = rep["hole"]
+    hole = [(e["event"], e["syscall"]) for e in
+            t.touching(events, lo, hi, pid)]
+    while ("map", "mmap") in hole:
+        hole = hole[hole.index(("map", "mmap")) + 1:]
+    t.eq(hole, [("unmap", "munmap")], name + ": in the hole, only the "
+         "munmap that made it; no event for a call that failed")
+
+
 for k in range(2):
     fail_storm([], "fail storm %d" % (k + 1))
+script_fail_storm("script fail storm")
 fail_storm(["--no-seccomp"], "fail storm --no-seccomp")
 for k in range(3):
     storm([], "seccomp run %d" % (k + 1))

@@ -524,6 +524,8 @@ static void resolve_call(struct scope *sc, struct node *n)
 			tr_sema_error(e->s, n->tok, "Wrong number of arguments "
 				      "to function '%s'", n->str);
 		n->builtin = b->id;
+		if (tr_builtin_at_stop(b->id))
+			e->out->at_stop = true;
 		return;
 	}
 	if (!f) {

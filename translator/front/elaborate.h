@@ -126,6 +126,10 @@ struct tr_elab {
 	struct ptr_vec functions;	/* struct tr_func *, used ones */
 	struct ptr_vec probes;		/* struct tr_dprobe * */
 	int max_locals;
+	/* A built-in that reads the stopped thread (its registers, stack
+	 * or memory: tr_builtin_at_stop()) is called somewhere: its
+	 * events must come at each call's own stop (issue 16). */
+	bool at_stop;
 };
 
 /* Pass 2 (and the checks of pass 3).  Parses the tapsets the script
@@ -145,6 +149,10 @@ void tr_dump_slots(struct tr_session *s, FILE *out);
 
 /* builtins.c */
 const struct tr_builtin *tr_builtin_find(const char *name);
+/* Whether built-in ID reads the thread stopped at the event (its
+ * registers, its stack, or memory through it): its value at a later
+ * stop would not be the event's. */
+bool tr_builtin_at_stop(int id);
 
 /* A group of builtins in a file of its own.  Group G (1, 2, ...) in
  * builtins.c's list gives its functions ids from G * TR_BUILTIN_GROUP_BASE
@@ -161,6 +169,7 @@ struct tr_builtin_group {
 	size_t n;
 	void (*call)(struct interp *I, struct node *n, int64_t *l,
 		     struct sref *s);
+	bool (*at_stop)(int id);	/* tr_builtin_at_stop(); NULL: none */
 };
 
 extern const struct tr_builtin_group tr_builtins_proc;	/* id 1000.. */

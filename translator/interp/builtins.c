@@ -99,6 +99,16 @@ const struct tr_builtin *tr_builtin_find(const char *name)
 	return NULL;
 }
 
+bool tr_builtin_at_stop(int id)
+{
+	size_t g;
+
+	if (id < TR_BUILTIN_GROUP_BASE)
+		return false;
+	g = (size_t)(id / TR_BUILTIN_GROUP_BASE) - 1;
+	return g < N_GROUPS && groups[g]->at_stop && groups[g]->at_stop(id);
+}
+
 static struct sref arg_s(struct interp *I, struct node *n, int i)
 {
 	return tr_eval_str(I, n->list.v[i]);

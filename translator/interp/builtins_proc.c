@@ -326,8 +326,15 @@ static void call(struct interp *I, struct node *n, int64_t *l,
 	s->len = b->len;
 }
 
+/* cpu() is where the stopped thread last ran. */
+static bool at_stop(int id)
+{
+	return id == P_CPU;
+}
+
 const struct tr_builtin_group tr_builtins_proc = {
 	.table = table,
 	.n = sizeof(table) / sizeof(table[0]),
 	.call = call,
+	.at_stop = at_stop,
 };

@@ -641,8 +641,16 @@ static void call(struct interp *I, struct node *n, int64_t *l,
 	s->len = b->len;
 }
 
+/* Every stack function walks the stopped thread's stack. */
+static bool at_stop(int id)
+{
+	(void)id;
+	return true;
+}
+
 const struct tr_builtin_group tr_builtins_stack = {
 	.table = table,
 	.n = sizeof(table) / sizeof(table[0]),
 	.call = call,
+	.at_stop = at_stop,
 };

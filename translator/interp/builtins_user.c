@@ -982,8 +982,20 @@ static void call(struct interp *I, struct node *n, int64_t *l,
 	call_string(I, n, id, s);
 }
 
+/* uaddr() and the registers are the stopped thread's; the user memory
+ * readers read what the memory holds now, which the thread may change
+ * once it runs on.  The symbol, module and VMA functions ask the model
+ * about an address: not the thread. */
+static bool at_stop(int id)
+{
+	return id == U_UADDR || id == U_REGISTER || id == U_U_REGISTER ||
+	       (id >= U_STRING && id <= U_BUFFER_QUOTED_ERROR) ||
+	       id >= U_READER0;
+}
+
 const struct tr_builtin_group tr_builtins_user = {
 	.table = table,
 	.n = sizeof(table) / sizeof(table[0]),
 	.call = call,
+	.at_stop = at_stop,
 };

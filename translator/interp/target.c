@@ -1180,11 +1180,15 @@ int tr_target_open(struct interp *I)
 	so.maps_source = (enum maptap_maps_source)o->maps_source;
 	so.verify = o->verify;
 	so.no_seccomp = o->no_seccomp;
-	/* The default log without --stacks reads no thread's stack at an
-	 * event: calls may complete at the next stop (issue 16).  A script,
-	 * --stacks and --report may unwind the call, which must be at its
-	 * own stop then. */
-	so.defer_calls = o->own_output && !o->stacks && !o->report;
+	/* A script that reads no thread's registers, stack or memory (no
+	 * tr_builtin_at_stop() built-in) sees nothing at an event that the
+	 * next stop would change: calls may complete there (issue 16).  So
+	 * does the default log, whose stack functions run only with
+	 * --stacks.  --stacks and --report unwind the call, which must be
+	 * at its own stop then; so must a call that on_syscall asked for
+	 * (the session keeps its exit stop). */
+	so.defer_calls = !o->stacks && !o->report &&
+			 (o->own_output || !r->I->el->at_stop);
 	if (choose_events(r, &so)) {
 		r->failed = true;
 		return -1;
