@@ -28,9 +28,13 @@
  *                          mttest.attach_run)
  *
  * The rounds interleave the three functions, so that a change of CPU
- * speed during the run (other load) touches each in proportion.  With
+ * speed during the run (other load) touches each in proportion; with
+ * P_SPIN_MIN_MS set, `run` and `dl` go on with whole rounds until the
+ * process has spent that much CPU time.  With
  * P_SPIN_TIME set in the environment, the program prints on stderr the
- * wall-clock and CPU time (ns) of its work, for bench/profile/run.py.
+ * wall-clock and CPU time (ns) of its work, for bench/profile/run.py,
+ * and the shares (%) of CPU time that rounds()' three functions took:
+ * on a noisy VM the same work is not the same CPU time.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -61,15 +65,6 @@ __attribute__((noinline)) static void after(uint64_t n)
 		sink += i * i;
 }
 
-static void rounds(work_fn a, work_fn b, work_fn c, uint64_t n, long r)
-{
-	while (r-- > 0) {
-		a(n);
-		b(n);
-		c(n);
-	}
-}
-
 static uint64_t now_ns(clockid_t clk)
 {
 	struct timespec ts;
@@ -79,6 +74,31 @@ static uint64_t now_ns(clockid_t clk)
 }
 
 static uint64_t t0_wall, t0_cpu;
+static uint64_t fn_cpu[3];	/* CPU time (ns) in rounds()' a, b, c */
+
+/* R rounds, then more whole rounds until the process has spent
+ * P_SPIN_MIN_MS of CPU time since t0_cpu (when set): N is sized by a
+ * calibration that a loaded machine makes too small, and a profile
+ * needs enough samples whatever the load did. */
+static void rounds(work_fn a, work_fn b, work_fn c, uint64_t n, long r)
+{
+	const char *min = getenv("P_SPIN_MIN_MS");
+	uint64_t min_ns = min ? strtoull(min, NULL, 0) * 1000000 : 0;
+
+	while (r-- > 0 ||
+	       (min_ns && now_ns(CLOCK_PROCESS_CPUTIME_ID) - t0_cpu < min_ns)) {
+		uint64_t t0 = now_ns(CLOCK_THREAD_CPUTIME_ID), t1, t2;
+
+		a(n);
+		t1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		b(n);
+		t2 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		c(n);
+		fn_cpu[0] += t1 - t0;
+		fn_cpu[1] += t2 - t1;
+		fn_cpu[2] += now_ns(CLOCK_THREAD_CPUTIME_ID) - t2;
+	}
+}
 
 static void report_time(void)
 {
@@ -87,6 +107,14 @@ static void report_time(void)
 	fprintf(stderr, "p_spin wall_ns %llu cpu_ns %llu\n",
 		(unsigned long long)(now_ns(CLOCK_MONOTONIC) - t0_wall),
 		(unsigned long long)(now_ns(CLOCK_PROCESS_CPUTIME_ID) - t0_cpu));
+	if (fn_cpu[0] + fn_cpu[1] + fn_cpu[2]) {
+		double all = (double)(fn_cpu[0] + fn_cpu[1] + fn_cpu[2]);
+
+		fprintf(stderr, "p_spin shares %.2f %.2f %.2f\n",
+			100.0 * (double)fn_cpu[0] / all,
+			100.0 * (double)fn_cpu[1] / all,
+			100.0 * (double)fn_cpu[2] / all);
+	}
 }
 
 #ifdef WORK_LINKED
@@ -235,6 +263,7 @@ int main(int argc, char **argv)
 		/* as long as f10 took: the module layer has long forgotten
 		 * the library when these are named */
 		after(n * (uint64_t)atol(argv[4]));
+		report_time();
 		return 0;
 	}
 	fprintf(stderr, "usage: p_spin cal | run N ROUNDS [PROG ARGS...] | "
