@@ -133,6 +133,7 @@ struct mt_perf {
 	struct pf_ranges suspects;	/* differences awaiting settling */
 	uint64_t applied_ns;	/* every record older than this was read
 				 * (the last round's cutoff) */
+	uint64_t prev_applied_ns;	/* the round's before */
 	bool lost;		/* a PERF_RECORD_LOST in this batch */
 	uint64_t next_verify_ns;
 	struct pollfd *pf;
@@ -1795,6 +1796,26 @@ static void verify_all(struct maptap_session *s, uint64_t now)
 
 /* ---- the loop ---- */
 
+/* Apply record H of time T, read in the round after the one that took
+ * the records older than f->prev_applied_ns.  One older than that came
+ * late (written more than MT_PERF_SETTLE_NS after its time was taken: a
+ * vCPU held by the host, say): records of other CPUs that came after it
+ * were applied before it, so the models may be wrong, as after a lost
+ * record: each is read whole after the round, and it is said. */
+static void apply_record(struct maptap_session *s,
+			 const struct perf_event_header *h, uint64_t t)
+{
+	struct mt_perf *f = s->perf;
+
+	if (t && t < f->prev_applied_ns) {
+		if (!f->lost)
+			mt_diag(s, "perf: a record came %llu us late (its time before the last round's cutoff): the models are read whole",
+				(unsigned long long)(f->prev_applied_ns - t) / 1000);
+		f->lost = true;
+	}
+	on_record(s, h);
+}
+
 /* Read every ring, records merged by time.  ALL false: only records
  * older than MT_PERF_SETTLE_NS before the rings were looked at: a record
  * is written after its time is taken, and the rings are looked at one
@@ -1809,7 +1830,11 @@ static size_t drain(struct maptap_session *s, bool all)
 	size_t n = 0;
 	int c;
 
-	f->applied_ns = all ? now : cutoff;
+	/* ALL takes younger records too, but one whose time was taken just
+	 * before NOW may not be written yet: only those older than the
+	 * usual cutoff are sure to be in. */
+	f->prev_applied_ns = f->applied_ns;
+	f->applied_ns = now - MT_PERF_SETTLE_NS;
 
 	for (c = 0; c < f->ncpu; c++)
 		if (f->ring[c].map)
@@ -1841,7 +1866,7 @@ static size_t drain(struct maptap_session *s, bool all)
 			break;
 		/* Peek again: another ring's peek may have reused its own
 		 * copy buffer only, so BEST is still valid. */
-		on_record(s, best);
+		apply_record(s, best, bt);
 		mt_perf_ring_next(&f->ring[bc]);
 		n++;
 	}
@@ -2168,7 +2193,7 @@ int mt_perf_test_tp(const char *call, bool enter)
 void mt_perf_test_record(struct maptap_session *s,
 			 const struct perf_event_header *h)
 {
-	on_record(s, h);
+	apply_record(s, h, record_time(h));
 }
 
 void mt_perf_test_round(struct maptap_session *s, uint64_t applied,
@@ -2176,4 +2201,5 @@ void mt_perf_test_round(struct maptap_session *s, uint64_t applied,
 {
 	s->perf->applied_ns = applied;
 	after_batch(s, now);
+	s->perf->prev_applied_ns = applied;
 }

@@ -16,7 +16,8 @@
  * a --verify that saw it said so.  A second case: a difference whose
  * record comes late (a sibling's mmap: its MMAP2 record is not read
  * yet) is not resynced before the records up to the time it was found
- * are read.
+ * are read.  A third: a record that comes after the round that should
+ * have taken it makes the models be read whole, and says so.
  *
  * No target thread and no perf event: the "process" is a child of this
  * test that maps and unmaps on command (a pipe), and the records are
@@ -54,6 +55,7 @@ struct ctx {
 	int cmd, ack;			/* pipes to and from the child */
 	struct rec v[64];
 	size_t n;
+	int lates;		/* diagnostics of a late record */
 };
 
 /* Have the child run OP ('u' munmap, 'm' mmap MAP_FIXED rw-) on
@@ -85,6 +87,16 @@ static void child(int cmd, int ack)
 			break;
 	}
 	_exit(0);
+}
+
+static void on_diag(const char *line, void *arg)
+{
+	struct ctx *c = arg;
+
+	if (strstr(line, "late"))
+		c->lates++;
+	else
+		printf("# %s\n", line);
 }
 
 static int on_event(const struct maptap_event *ev, void *arg)
@@ -211,7 +223,7 @@ int main(void)
 	struct mt_proc *p;
 	struct mt_mm *mm;
 	int to[2], from[2], status;
-	uint64_t v[6], t0, p0;
+	uint64_t v[6], t0, p0, resyncs;
 	char *area;
 	pid_t pid, tid_t, tid_u;
 
@@ -240,6 +252,7 @@ int main(void)
 
 	memset(&o, 0, sizeof(o));
 	o.on_event = on_event;
+	o.on_diag = on_diag;
 	o.arg = &c;
 	o.verify = true;
 	if (!tap_ok(maptap_session_new(&o, &s) == 0, "a session"))
@@ -302,6 +315,29 @@ int main(void)
 		   "U's pages mapped in U's name, by its mmap");
 	tap_int_eq(pages(&c, MAPTAP_EV_MAP, 0, p0, p0 + 5 * PAGE), 0,
 		   "no map without a call");
+
+	/* 3. A record older than the last round's cutoff (written late:
+	 * records of other CPUs after it were applied before it): the
+	 * order is lost, as with a lost record; the models are read whole,
+	 * and that is said. */
+	maptap_session_get_stats(s, &st);
+	resyncs = st.resyncs;
+	c.lates = 0;
+	t0 = now_ns();
+	mt_perf_test_round(s, t0, t0);
+	v[0] = p0 + 6 * PAGE;
+	v[1] = PAGE;
+	v[2] = PROT_NONE;
+	feed_call(s, "mprotect", SYS_mprotect, true, pid, tid_u, t0 - 2000,
+		  v, 3);
+	v[0] = 0;
+	feed_call(s, "mprotect", SYS_mprotect, false, pid, tid_u, t0 - 1000,
+		  v, 1);
+	mt_perf_test_round(s, now_ns(), now_ns());
+	maptap_session_get_stats(s, &st);
+	tap_int_eq((long long)(st.resyncs - resyncs), 1,
+		   "a record that came late: the model is read whole");
+	tap_int_eq(c.lates, 1, "and it is said");
 
 	maptap_session_get_stats(s, &st);
 	tap_int_eq((long long)st.confirm_resyncs, 0,
