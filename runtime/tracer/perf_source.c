@@ -1885,11 +1885,17 @@ static void after_batch(struct maptap_session *s, uint64_t now)
 	struct mt_proc *p;
 
 	if (f->lost) {
+		/* As at an attach: the records older than the read that are
+		 * still to come are in it (their changes read, not applied
+		 * again: an unmap and a map again of what it read). */
 		f->lost = false;
 		f->touched.n = f->suspects.n = 0;
-		for (p = s->procs; p; p = p->next)
-			if (p->ready)
-				resync_full(s, p);
+		for (p = s->procs; p; p = p->next) {
+			if (!p->ready)
+				continue;
+			p->perf_since = mt_now_ns();
+			resync_full(s, p);
+		}
 		return;
 	}
 	confirm(s, now);

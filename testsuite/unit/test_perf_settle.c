@@ -17,7 +17,9 @@
  * record comes late (a sibling's mmap: its MMAP2 record is not read
  * yet) is not resynced before the records up to the time it was found
  * are read.  A third: a record that comes after the round that should
- * have taken it makes the models be read whole, and says so.
+ * have taken it makes the models be read whole, and says so.  A fourth:
+ * after records were lost, the models are read whole, and the records
+ * older than that read are not applied again on top of it.
  *
  * No target thread and no perf event: the "process" is a child of this
  * test that maps and unmaps on command (a pipe), and the records are
@@ -194,6 +196,24 @@ static void feed_mmap2(struct maptap_session *s, pid_t pid, pid_t tid,
 	mt_perf_test_record(s, h);
 }
 
+/* Feed a PERF_RECORD_LOST of N records, from PID at TIME. */
+static void feed_lost(struct maptap_session *s, pid_t pid, uint64_t time,
+		      uint64_t n)
+{
+	/* header; u64 id, lost; sample_id { u32 pid, tid; u64 time, id } */
+	uint8_t b[sizeof(struct perf_event_header) + 40] = { 0 };
+	struct perf_event_header *h = (struct perf_event_header *)b;
+	uint8_t *r = b + sizeof(*h);
+	uint32_t u32[2] = { (uint32_t)pid, (uint32_t)pid };
+
+	h->type = PERF_RECORD_LOST;
+	h->size = sizeof(b);
+	memcpy(r + 8, &n, 8);
+	memcpy(r + 16, u32, 8);
+	memcpy(r + 24, &time, 8);
+	mt_perf_test_record(s, h);
+}
+
 /* Rounds at the time it is now, 3 ms later and 6 ms later (more than
  * the 2 ms a difference had to last), each after the records up to
  * APPLIED(now) were applied: LAG 0, all up to then (there are no
@@ -338,6 +358,33 @@ int main(void)
 	tap_int_eq((long long)(st.resyncs - resyncs), 1,
 		   "a record that came late: the model is read whole");
 	tap_int_eq(c.lates, 1, "and it is said");
+
+	/* 4. Records lost (PERF_RECORD_LOST): the models are read whole;
+	 * the records older than that read that come after it are in it.
+	 * U's munmap of its 2 pages and T's mmap there again both ran
+	 * before the read, which shows T's pages; their records must not
+	 * unmap and map them again (a spurious unmap in U's name). */
+	c.n = 0;
+	t0 = now_ns();
+	v[0] = p0;
+	v[1] = 2 * PAGE;
+	feed_call(s, "munmap", SYS_munmap, true, pid, tid_u, t0, v, 2);
+	mt_perf_test_round(s, t0 + 100, now_ns());
+	tap_ok(child_do(&c, 'u', p0, 2 * PAGE) &&
+	       child_do(&c, 'm', p0, 2 * PAGE), "U's munmap and T's mmap ran");
+	feed_lost(s, pid, t0 + 200, 7);
+	mt_perf_test_round(s, t0 + 300, now_ns());
+	v[0] = 0;
+	feed_call(s, "munmap", SYS_munmap, false, pid, tid_u, t0 + 1000, v,
+		  1);
+	feed_mmap2(s, pid, tid_t, t0 + 2000, p0, 2 * PAGE);
+	mt_perf_test_round(s, now_ns(), now_ns());
+	tap_int_eq(pages(&c, MAPTAP_EV_UNMAP, tid_u, p0, p0 + 2 * PAGE) +
+		   pages(&c, MAPTAP_EV_MAP, tid_t, p0, p0 + 2 * PAGE), 0,
+		   "after the read whole, no unmap and map again of what it "
+		   "read");
+	maptap_session_get_stats(s, &st);
+	tap_int_eq((long long)st.lost_records, 7, "the lost records counted");
 
 	maptap_session_get_stats(s, &st);
 	tap_int_eq((long long)st.confirm_resyncs, 0,
