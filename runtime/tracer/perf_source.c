@@ -23,11 +23,14 @@
  * whose effect the arguments do not fully say (mremap, brk, madvise,
  * prctl), as a read of the range it touched.  After a batch, every range
  * it touched is confirmed against the kernel (PROCMAP_QUERY): a
- * difference may be the work of a call whose record is not yet in the
- * ring, so it is kept as a suspect; one still there at the next batch, at
- * least MT_PERF_SETTLE_NS later, with no record over it meanwhile, is
- * resynced from the kernel and counted (stats.confirm_resyncs).  A
- * PERF_RECORD_LOST resyncs every model whole (stats.lost_records).
+ * difference may be the work of a call whose record is not read yet, so
+ * it is kept as a suspect, with when and what the kernel had there; it
+ * is resynced from the kernel and counted (stats.confirm_resyncs) only
+ * once every record older than its finding is read, no call then in the
+ * kernel over its range is still running (its exit record applies it),
+ * and the kernel's range is still what it was (confirm()), with no
+ * record over it meanwhile.  A PERF_RECORD_LOST resyncs every model
+ * whole (stats.lost_records).
  */
 #include "tracer.h"
 #include "../common/perf_ring.h"
@@ -66,6 +69,9 @@
 /* --verify: the least time between two full checks of one mm. */
 #define MT_PERF_VERIFY_GAP_NS 100000000ULL
 #define MT_PERF_MAX_SUSPECTS 256
+/* The longest a difference waits for the records and calls that may
+ * explain it (confirm()) before it is resynced all the same. */
+#define MT_PERF_SUSPECT_MAX_NS 1000000000ULL
 
 #ifndef PERF_RECORD_MISC_COMM_EXEC
 #define PERF_RECORD_MISC_COMM_EXEC (1 << 13)
@@ -98,7 +104,11 @@ static const struct {
 struct pf_range {
 	pid_t pid;
 	uint64_t lo, hi;
-	uint64_t since;		/* suspects: when found */
+	uint64_t since;		/* suspects: when the kernel's range was
+				 * read as KHASH says */
+	uint64_t first;		/* suspects: when first found */
+	uint64_t khash;		/* suspects: the kernel's VMAs there then
+				 * (vmas_hash()); 0 unknown */
 	bool verify;		/* suspects: found by --verify */
 };
 
@@ -121,6 +131,9 @@ struct mt_perf {
 	bool launch;		/* events enabled at the command's exec */
 	struct pf_ranges touched;	/* ranges this batch applied */
 	struct pf_ranges suspects;	/* differences awaiting settling */
+	uint64_t applied_ns;	/* every record older than this was read
+				 * (the last round's cutoff) */
+	uint64_t prev_applied_ns;	/* the round's before */
 	bool lost;		/* a PERF_RECORD_LOST in this batch */
 	uint64_t next_verify_ns;
 	struct pollfd *pf;
@@ -483,7 +496,7 @@ static void hint_of(struct maptap_mm_hint *h, struct mt_proc *p, pid_t tid,
 }
 
 static void range_add(struct pf_ranges *r, pid_t pid, uint64_t lo,
-		      uint64_t hi, uint64_t since, bool verify)
+		      uint64_t hi, uint64_t since, uint64_t khash, bool verify)
 {
 	size_t i;
 
@@ -493,10 +506,14 @@ static void range_add(struct pf_ranges *r, pid_t pid, uint64_t lo,
 		struct pf_range *x = &r->v[i];
 
 		if (x->pid == pid && x->lo <= hi && lo <= x->hi) {
+			if (lo < x->lo || hi > x->hi || khash != x->khash)
+				x->khash = 0;	/* a read of less */
 			if (lo < x->lo)
 				x->lo = lo;
 			if (hi > x->hi)
 				x->hi = hi;
+			if (since > x->since)
+				x->since = since;
 			x->verify |= verify;
 			return;
 		}
@@ -510,13 +527,14 @@ static void range_add(struct pf_ranges *r, pid_t pid, uint64_t lo,
 		r->v = v;
 		r->cap = cap;
 	}
-	r->v[r->n++] = (struct pf_range){ pid, lo, hi, since, verify };
+	r->v[r->n++] = (struct pf_range){ pid, lo, hi, since, since, khash,
+					  verify };
 }
 
 static void touch(struct mt_perf *f, struct mt_proc *p, uint64_t lo,
 		  uint64_t hi)
 {
-	range_add(&f->touched, p->pid, lo, hi, 0, false);
+	range_add(&f->touched, p->pid, lo, hi, 0, 0, false);
 }
 
 /* A whole read of P's mm, its changes as events without a call. */
@@ -1241,6 +1259,7 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 		memset(t->args, 0, sizeof(t->args));
 		memcpy(t->args, raw + 16, (n > 6 ? 6 : n) * 8);
 		t->call = sc;
+		t->perf_enter_ns = time;
 		t->reported = false;
 		t->n_after = 0;
 		t->perf_lock_ns = 0;
@@ -1581,21 +1600,51 @@ static void on_diff(uint64_t lo, uint64_t hi, const struct maptap_vma *model,
 		mp, model ? model->name : "", kp, kernel ? kernel->name : "");
 }
 
-/* Compare [LO, HI) of P's model with the kernel; true when they differ.
- * RESYNC: make the model the kernel's there (REPORT: as --verify). */
-static bool check_range(struct maptap_session *s, struct mt_proc *p,
-			uint64_t lo, uint64_t hi, bool resync, bool report)
+/* A hash of the VMAs in V[0..N), to tell whether a range of the kernel's
+ * changed between two reads (never 0). */
+static uint64_t vmas_hash(const struct maptap_vma *v, size_t n)
+{
+	uint64_t h = 14695981039346656037ULL;
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		uint64_t f[6] = { v[i].start, v[i].end, v[i].offset,
+				  v[i].inode, v[i].perms,
+				  (uint64_t)v[i].dev_major << 32 | v[i].dev_minor };
+
+		for (k = 0; k < 6; k++)
+			h = (h ^ f[k]) * 1099511628211ULL;
+		for (k = 0; k < v[i].name_len; k++)
+			h = (h ^ (uint8_t)v[i].name[k]) * 1099511628211ULL;
+	}
+	return h ? h : 1;
+}
+
+/* Read [LO, HI) of P's mm from the kernel into s->buf (all of it when
+ * LO 0 and HI MT_TOP); 0 or -errno. */
+static int read_range(struct maptap_session *s, struct mt_proc *p,
+		      uint64_t lo, uint64_t hi)
+{
+	int err = ensure_reader(s, p);
+
+	if (err)
+		return err;
+	maptap_vma_buf_clear(&s->buf);
+	if (lo == 0 && hi == MT_TOP)
+		return maptap_maps_read_all(p->mm->reader, &s->buf);
+	return maptap_maps_read_range(p->mm->reader, lo, hi, &s->buf);
+}
+
+/* Compare [LO, HI) of P's model with the kernel's read in s->buf; true
+ * when they differ.  RESYNC: make the model the kernel's there (REPORT:
+ * as --verify). */
+static bool check_read(struct maptap_session *s, struct mt_proc *p,
+		       uint64_t lo, uint64_t hi, bool resync, bool report)
 {
 	struct diff_ctx c = { s, p, report, 0 };
 	struct maptap_mm_hint h;
 	bool all = lo == 0 && hi == MT_TOP;
 
-	if (ensure_reader(s, p))
-		return false;
-	maptap_vma_buf_clear(&s->buf);
-	if (all ? maptap_maps_read_all(p->mm->reader, &s->buf) :
-	    maptap_maps_read_range(p->mm->reader, lo, hi, &s->buf))
-		return false;
 	if (!resync)
 		c.report = false;
 	maptap_mm_verify_range(p->mm->model, lo, all ? UINT64_MAX : hi,
@@ -1623,8 +1672,41 @@ static bool overlaps(const struct pf_ranges *r, const struct pf_range *x)
 	return false;
 }
 
-/* After a batch: settled suspects are resynced; the ranges the batch
- * touched are confirmed, a difference becoming a suspect. */
+/* Whether a thread of P's mm is in a mapping call, entered before X was
+ * found, that may change X's range: the kernel may have made its change
+ * and its exit record, which applies it, is still to come (a thread
+ * preempted inside munmap for 11 ms under load).  mremap and brk may
+ * change ranges their arguments do not say: any range. */
+static bool in_call_over(struct maptap_session *s, struct mt_proc *p,
+			 const struct pf_range *x)
+{
+	size_t i;
+
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *o = s->threads.slot[i];
+		uint64_t a = 0, b = 0, a2 = 0, b2 = 0;
+
+		if (!o || o == (struct mt_thread *)1 || !o->call ||
+		    o->proc->mm != p->mm || o->perf_enter_ns > x->since)
+			continue;
+		if (o->call->range == MAPTAP_RANGE_MREMAP ||
+		    o->call->range == MAPTAP_RANGE_BRK ||
+		    maptap_syscall_range(o->call, o->args, 0, &a, &b, &a2,
+					 &b2) != 1)
+			return true;
+		if ((a < x->hi && x->lo < b) || (a2 < x->hi && x->lo < b2))
+			return true;
+	}
+	return false;
+}
+
+/* After a round: a suspect is settled, and resynced from the kernel,
+ * once every record older than its finding is read (f->applied_ns), no
+ * call that was in the kernel then can still change its range, and the
+ * kernel's range is what it was then (else it is found again: a change
+ * made since has its record to come); or after MT_PERF_SUSPECT_MAX_NS
+ * whatever.  A record over its range (the round touched it) ends it:
+ * the touched ranges are confirmed, a difference becoming a suspect. */
 static void confirm(struct maptap_session *s, uint64_t now)
 {
 	struct mt_perf *f = s->perf;
@@ -1633,27 +1715,41 @@ static void confirm(struct maptap_session *s, uint64_t now)
 	for (i = 0; i < f->suspects.n; i++) {
 		struct pf_range x = f->suspects.v[i];
 		struct mt_proc *p = mt_proc_find(s, x.pid);
+		bool old = now - x.first >= MT_PERF_SUSPECT_MAX_NS;
+		uint64_t h;
 
 		if (!p || overlaps(&f->touched, &x))
 			continue;	/* gone, or confirmed again below */
-		if (now - x.since < MT_PERF_SETTLE_NS) {
+		if (!old && (f->applied_ns <= x.since ||
+			     in_call_over(s, p, &x))) {
 			f->suspects.v[k++] = x;
 			continue;
 		}
-		check_range(s, p, x.lo, x.hi, true, x.verify);
+		if (read_range(s, p, x.lo, x.hi))
+			continue;
+		h = vmas_hash(s->buf.v, s->buf.n);
+		if (!old && h != x.khash) {
+			x.khash = h;
+			x.since = mt_now_ns();
+			f->suspects.v[k++] = x;
+			continue;
+		}
+		check_read(s, p, x.lo, x.hi, true, x.verify);
 	}
 	f->suspects.n = k;
 	for (i = 0; i < f->touched.n; i++) {
 		struct pf_range *x = &f->touched.v[i];
 		struct mt_proc *p = mt_proc_find(s, x->pid);
 
-		if (p && check_range(s, p, x->lo, x->hi, false, false)) {
-			if (f->suspects.n < MT_PERF_MAX_SUSPECTS)
-				range_add(&f->suspects, x->pid, x->lo, x->hi,
-					  now, false);
-			else
-				f->lost = true;	/* too many: read it all */
-		}
+		if (!p || read_range(s, p, x->lo, x->hi) ||
+		    !check_read(s, p, x->lo, x->hi, false, false))
+			continue;
+		if (f->suspects.n < MT_PERF_MAX_SUSPECTS)
+			range_add(&f->suspects, x->pid, x->lo, x->hi,
+				  mt_now_ns(), vmas_hash(s->buf.v, s->buf.n),
+				  false);
+		else
+			f->lost = true;	/* too many: read it all */
 	}
 	f->touched.n = 0;
 }
@@ -1674,7 +1770,7 @@ static void verify_collect(uint64_t lo, uint64_t hi,
 	    (!model || model->kind == MAPTAP_VMA_STACK))
 		return;
 	if (c->f->suspects.n < MT_PERF_MAX_SUSPECTS)
-		range_add(&c->f->suspects, c->pid, lo, hi, c->now, true);
+		range_add(&c->f->suspects, c->pid, lo, hi, c->now, 0, true);
 }
 
 /* --verify: a whole check of every mm now and then; its differences are
@@ -1687,13 +1783,11 @@ static void verify_all(struct maptap_session *s, uint64_t now)
 	if (!s->opts.verify || now < f->next_verify_ns)
 		return;
 	for (p = s->procs; p; p = p->next) {
-		struct verify_collect c = { f, p->pid, now };
+		struct verify_collect c = { f, p->pid, 0 };
 
-		if (!p->ready || ensure_reader(s, p))
+		if (!p->ready || read_range(s, p, 0, MT_TOP))
 			continue;
-		maptap_vma_buf_clear(&s->buf);
-		if (maptap_maps_read_all(p->mm->reader, &s->buf))
-			continue;
+		c.now = mt_now_ns();
 		maptap_mm_verify(p->mm->model, s->buf.v, s->buf.n,
 				 verify_collect, &c);
 	}
@@ -1701,6 +1795,26 @@ static void verify_all(struct maptap_session *s, uint64_t now)
 }
 
 /* ---- the loop ---- */
+
+/* Apply record H of time T, read in the round after the one that took
+ * the records older than f->prev_applied_ns.  One older than that came
+ * late (written more than MT_PERF_SETTLE_NS after its time was taken: a
+ * vCPU held by the host, say): records of other CPUs that came after it
+ * were applied before it, so the models may be wrong, as after a lost
+ * record: each is read whole after the round, and it is said. */
+static void apply_record(struct maptap_session *s,
+			 const struct perf_event_header *h, uint64_t t)
+{
+	struct mt_perf *f = s->perf;
+
+	if (t && t < f->prev_applied_ns) {
+		if (!f->lost)
+			mt_diag(s, "perf: a record came %llu us late (its time before the last round's cutoff): the models are read whole",
+				(unsigned long long)(f->prev_applied_ns - t) / 1000);
+		f->lost = true;
+	}
+	on_record(s, h);
+}
 
 /* Read every ring, records merged by time.  ALL false: only records
  * older than MT_PERF_SETTLE_NS before the rings were looked at: a record
@@ -1711,9 +1825,16 @@ static void verify_all(struct maptap_session *s, uint64_t now)
 static size_t drain(struct maptap_session *s, bool all)
 {
 	struct mt_perf *f = s->perf;
-	uint64_t cutoff = all ? UINT64_MAX : mt_now_ns() - MT_PERF_SETTLE_NS;
+	uint64_t now = mt_now_ns();
+	uint64_t cutoff = all ? UINT64_MAX : now - MT_PERF_SETTLE_NS;
 	size_t n = 0;
 	int c;
+
+	/* ALL takes younger records too, but one whose time was taken just
+	 * before NOW may not be written yet: only those older than the
+	 * usual cutoff are sure to be in. */
+	f->prev_applied_ns = f->applied_ns;
+	f->applied_ns = now - MT_PERF_SETTLE_NS;
 
 	for (c = 0; c < f->ncpu; c++)
 		if (f->ring[c].map)
@@ -1745,7 +1866,7 @@ static size_t drain(struct maptap_session *s, bool all)
 			break;
 		/* Peek again: another ring's peek may have reused its own
 		 * copy buffer only, so BEST is still valid. */
-		on_record(s, best);
+		apply_record(s, best, bt);
 		mt_perf_ring_next(&f->ring[bc]);
 		n++;
 	}
@@ -1757,18 +1878,24 @@ static size_t drain(struct maptap_session *s, bool all)
 	return n;
 }
 
-static void after_batch(struct maptap_session *s)
+/* What follows a round of records, at time NOW. */
+static void after_batch(struct maptap_session *s, uint64_t now)
 {
 	struct mt_perf *f = s->perf;
 	struct mt_proc *p;
-	uint64_t now = mt_now_ns();
 
 	if (f->lost) {
+		/* As at an attach: the records older than the read that are
+		 * still to come are in it (their changes read, not applied
+		 * again: an unmap and a map again of what it read). */
 		f->lost = false;
 		f->touched.n = f->suspects.n = 0;
-		for (p = s->procs; p; p = p->next)
-			if (p->ready)
-				resync_full(s, p);
+		for (p = s->procs; p; p = p->next) {
+			if (!p->ready)
+				continue;
+			p->perf_since = mt_now_ns();
+			resync_full(s, p);
+		}
 		return;
 	}
 	confirm(s, now);
@@ -1831,7 +1958,7 @@ static void detach_all(struct maptap_session *s, const char *why)
 	struct maptap_event ev;
 
 	drain(s, true);
-	after_batch(s);
+	after_batch(s, mt_now_ns());
 	count_unreported_lost(s);
 	free_perf(s->perf);
 	s->perf = NULL;
@@ -1886,7 +2013,7 @@ int mt_perf_run(struct maptap_session *s, uint64_t deadline)
 		while (read(s->wake[0], buf, sizeof(buf)) > 0)
 			;
 		drain(s, false);
-		after_batch(s);
+		after_batch(s, mt_now_ns());
 		if (s->launched && !s->launched_reaped) {
 			int st;
 
@@ -1895,14 +2022,14 @@ int mt_perf_run(struct maptap_session *s, uint64_t deadline)
 				s->launched_reaped = true;
 				s->exit_status = st;
 				drain(s, true);
-				after_batch(s);
+				after_batch(s, mt_now_ns());
 			}
 		}
 		reap_silent(s);
 	}
 	if (s->perf) {
 		drain(s, true);
-		after_batch(s);
+		after_batch(s, mt_now_ns());
 		count_unreported_lost(s);
 	}
 	free_perf(s->perf);
@@ -2035,4 +2162,50 @@ void mt_perf_free(struct maptap_session *s)
 		return;
 	}
 	detach_all(s, "end");
+}
+
+/* ---- for tests only (testsuite/unit/test_perf_settle.c) ---- */
+
+int mt_perf_test_new(struct maptap_session *s)
+{
+	struct mt_perf *f = calloc(1, sizeof(*f));
+	size_t i;
+
+	if (!f)
+		return -ENOMEM;
+	/* No CPU, no ring: records come from mt_perf_test_record(). */
+	f->lock_id = -1;
+	for (i = 0; i < TP_COUNT && f->ntp + 2 <= TP_MAX; i++) {
+		f->tp_id[f->ntp] = (int)(1000 + 2 * i);
+		f->tp_enter[f->ntp++] = true;
+		f->tp_id[f->ntp] = (int)(1001 + 2 * i);
+		f->tp_enter[f->ntp++] = false;
+	}
+	free_perf(s->perf);
+	s->perf = f;
+	return 0;
+}
+
+int mt_perf_test_tp(const char *call, bool enter)
+{
+	size_t i;
+
+	for (i = 0; i < TP_COUNT; i++)
+		if (strcmp(tp_list[i].call, call) == 0)
+			return (int)(1000 + 2 * i + !enter);
+	return -1;
+}
+
+void mt_perf_test_record(struct maptap_session *s,
+			 const struct perf_event_header *h)
+{
+	apply_record(s, h, record_time(h));
+}
+
+void mt_perf_test_round(struct maptap_session *s, uint64_t applied,
+			uint64_t now)
+{
+	s->perf->applied_ns = applied;
+	after_batch(s, now);
+	s->perf->prev_applied_ns = applied;
 }

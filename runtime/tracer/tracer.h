@@ -115,6 +115,8 @@ struct mt_thread {
 	bool perf_exec;			/* perf: in execve (its entry record) */
 	uint64_t perf_lock_ns;		/* perf: when its pending call took
 					 * the mm's lock for writing; 0 not */
+	uint64_t perf_enter_ns;		/* perf: when its pending call
+					 * (call) entered */
 	bool perf_clone_vm;		/* perf: its last vfork/clone shares
 					 * the mm */
 };
@@ -385,11 +387,25 @@ void mt_uprobes_free(struct mt_uprobes *u);
  * at its exec, on the forked command PID.  mt_perf_run(): the run loop
  * (maptap_session_run_until()).  mt_perf_free(): close the events. */
 struct mt_perf;
+struct perf_event_header;
 bool mt_perf_choose(struct maptap_session *s, bool launch, int *err);
 int mt_perf_attach(struct maptap_session *s, pid_t pid, bool *fallback);
 int mt_perf_launch(struct maptap_session *s, pid_t pid);
 int mt_perf_run(struct maptap_session *s, uint64_t deadline);
 void mt_perf_free(struct maptap_session *s);
+/* perf_source.c, for tests only (testsuite/unit/test_perf_settle.c):
+ * mt_perf_test_new() gives S a perf source without events or rings
+ * (-ENOMEM); mt_perf_test_tp() is the id its records of tracepoint
+ * sys_enter_CALL (ENTER) or sys_exit_CALL carry; mt_perf_test_record()
+ * applies record H as if read from a ring; mt_perf_test_round() does
+ * what follows a round whose records up to APPLIED (CLOCK_MONOTONIC ns)
+ * were applied, at time NOW (confirmation, settling, --verify). */
+int mt_perf_test_new(struct maptap_session *s);
+int mt_perf_test_tp(const char *call, bool enter);
+void mt_perf_test_record(struct maptap_session *s,
+			 const struct perf_event_header *h);
+void mt_perf_test_round(struct maptap_session *s, uint64_t applied,
+			uint64_t now);
 
 #define MT_PTRACE_OPTS (PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | \
 			PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \

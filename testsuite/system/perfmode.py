@@ -13,6 +13,7 @@ where the kernel allows it; docs/tracer.md, "Event sources").
 3. A process started before maptap, attached with -x, keeps running
    after the detach (SIGINT) and ends with the output and status of an
    untraced run; the target was never ptraced.
+   Without --events, -x takes perf (auto) and -c ptrace.
 4. 100 attaches and detaches in a row to a busy multi-threaded target:
    each logs attach and detach, loses no record, holds perf events only
    while it runs; the target ends as untraced.
@@ -148,6 +149,24 @@ t.ok(perf_fds(mpid) is None, "running target: maptap is gone, its events "
 out, _ = tp.communicate("go\n", timeout=60)
 t.eq((out, tp.returncode), REF, "running target: after the detach it ends "
      "with the output and status of an untraced run")
+
+# -- 3b. the default: auto for -x (perf here), ptrace for -c ---------
+tp, pid = start_busy()
+full = [t.MAPTAP, "-v", "-x", str(pid)]
+mp = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                      stderr=subprocess.PIPE, text=True)
+line = t.wait_attached_perf(mp)
+mp.send_signal(signal.SIGINT)
+r = t.finish(mp, full, None, timeout=60)
+t.eq((line, r.status), ("maptap: events: perf events (the kernel and "
+                        "privileges allow them)", 0),
+     "-x without --events: auto, which takes perf events here")
+tp.communicate("go\n", timeout=60)
+p = subprocess.run([t.MAPTAP, "-v", "-o", os.devnull, "-c", "true"],
+                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE, text=True, timeout=60)
+t.ok(p.returncode == 0 and "perf events" not in p.stderr and
+     " 0 stops " not in p.stderr, "-c without --events: ptrace (stops)")
 
 # -- 4. 100 attaches and detaches in a row ----------------------------
 tp, pid = start_busy()

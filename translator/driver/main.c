@@ -67,7 +67,7 @@ static void usage(FILE *fp)
 	      "               CPU is free; see maptap(1))\n"
 	      "  --events=SRC where address-space changes come from: ptrace (stops),\n"
 	      "               perf (perf events; the target never stops) or auto\n"
-	      "               (perf where possible); default ptrace\n"
+	      "               (perf where possible; the default for -x)\n"
 	      "  -h, --help   this text;  -V, --version  the version\n", fp);
 }
 

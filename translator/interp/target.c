@@ -1060,8 +1060,7 @@ static void say_events(struct run *r)
 			maptap_session_events(r->pub.sess, NULL));
 }
 
-/* The event source: --events, else ptrace (perf mode is opt-in until
- * its logs are exact under load: issue 15, docs/tracer.md).  What
+/* The event source: --events, or auto for -x and ptrace for -c.  What
  * needs the target stopped at a call (syscall probes, breakpoint
  * probes, the user stacks of --stacks and --report, the registers of
  * a --profile handler) keeps ptrace in auto mode and is refused with
@@ -1075,7 +1074,7 @@ static int choose_events(struct run *r, struct maptap_session_opts *so)
 			   NULL;
 
 	so->events = o->events >= 0 ? (enum maptap_events_source)o->events :
-		     MAPTAP_EVENTS_PTRACE;
+		     o->target_pid ? MAPTAP_EVENTS_AUTO : MAPTAP_EVENTS_PTRACE;
 	if (!need || so->events == MAPTAP_EVENTS_PTRACE)
 		return 0;
 	if (so->events == MAPTAP_EVENTS_PERF) {

@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_perf_settle.c -- perf mode: a difference that a call still in the
+ * kernel explains is not resynced before the call's exit record
+ * (runtime/tracer/perf_source.c, confirm()).
+ *
+ * The interleaving of mapstorm.py in perf mode under load, made in a
+ * fixed order.  Thread T maps 5 pages, mprotects the first and munmaps
+ * them all; its munmap has unmapped the pages and then T is preempted
+ * for 11 ms before its sys_exit_munmap record is written.  Meanwhile
+ * the confirmation of the range T's mprotect touched finds the model
+ * holding pages the kernel has freed.  Before the fix that difference
+ * was resynced once it had lasted 2 ms, as an unmap without a call (in
+ * the process's name), and the munmap's exit then found nothing to
+ * unmap: the log lost T's unmap (mapstorm.py: "every page they mapped
+ * is unmapped by their munmap", "no unmap found only by a resync"), and
+ * a --verify that saw it said so.  A second case: a difference whose
+ * record comes late (a sibling's mmap: its MMAP2 record is not read
+ * yet) is not resynced before the records up to the time it was found
+ * are read.  A third: a record that comes after the round that should
+ * have taken it makes the models be read whole, and says so.  A fourth:
+ * after records were lost, the models are read whole, and the records
+ * older than that read are not applied again on top of it.
+ *
+ * No target thread and no perf event: the "process" is a child of this
+ * test that maps and unmaps on command (a pipe), and the records are
+ * made here and fed to the perf source as if read from its rings
+ * (mt_perf_test_record(), runtime/tracer/tracer.h).
+ */
+#include <config.h>
+
+#include <maptap/maptap.h>
+
+#include "../../runtime/tracer/tracer.h"
+#include "../lib/tap.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE 4096ULL
+
+struct rec {
+	int kind;
+	pid_t tid;
+	uint64_t start, end;
+	bool call;		/* it names a system call */
+};
+
+struct ctx {
+	int cmd, ack;			/* pipes to and from the child */
+	struct rec v[64];
+	size_t n;
+	int lates;		/* diagnostics of a late record */
+};
+
+/* Have the child run OP ('u' munmap, 'm' mmap MAP_FIXED rw-) on
+ * [A, A + LEN); false when it failed. */
+static bool child_do(struct ctx *c, char op, uint64_t a, uint64_t len)
+{
+	uint64_t m[3] = { (uint64_t)op, a, len };
+	char ok = 0;
+
+	return write(c->cmd, m, sizeof(m)) == (ssize_t)sizeof(m) &&
+	       read(c->ack, &ok, 1) == 1 && ok == 'y';
+}
+
+static void child(int cmd, int ack)
+{
+	uint64_t m[3];
+
+	while (read(cmd, m, sizeof(m)) == (ssize_t)sizeof(m)) {
+		char ok = 'y';
+
+		if (m[0] == 'u' && munmap((void *)m[1], m[2]))
+			ok = 'n';
+		if (m[0] == 'm' && mmap((void *)m[1], m[2],
+					PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+					-1, 0) == MAP_FAILED)
+			ok = 'n';
+		if (write(ack, &ok, 1) != 1)
+			break;
+	}
+	_exit(0);
+}
+
+static void on_diag(const char *line, void *arg)
+{
+	struct ctx *c = arg;
+
+	if (strstr(line, "late"))
+		c->lates++;
+	else
+		printf("# %s\n", line);
+}
+
+static int on_event(const struct maptap_event *ev, void *arg)
+{
+	struct ctx *c = arg;
+
+	if ((ev->kind == MAPTAP_EV_UNMAP || ev->kind == MAPTAP_EV_MAP) &&
+	    c->n < sizeof(c->v) / sizeof(c->v[0]))
+		c->v[c->n++] = (struct rec){ ev->kind, ev->tid, ev->vma.start,
+					     ev->vma.end, ev->syscall != NULL };
+	return 0;
+}
+
+/* Pages of [LO, HI) that events of KIND cover: in TID's name by its
+ * call (TID > 0), or without a call (TID 0). */
+static long long pages(const struct ctx *c, int kind, pid_t tid,
+		       uint64_t lo, uint64_t hi)
+{
+	long long n = 0;
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		uint64_t a = c->v[i].start > lo ? c->v[i].start : lo;
+		uint64_t b = c->v[i].end < hi ? c->v[i].end : hi;
+
+		if (c->v[i].kind != kind || a >= b)
+			continue;
+		if (tid ? c->v[i].tid == tid && c->v[i].call : !c->v[i].call)
+			n += (long long)((b - a) / PAGE);
+	}
+	return n;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Feed a sys_enter_/sys_exit_ record of CALL (nr NR) by PID/TID at TIME,
+ * with its arguments (enter) or its return value (exit, V[0]). */
+static void feed_call(struct maptap_session *s, const char *call, int nr,
+		      bool enter, pid_t pid, pid_t tid, uint64_t time,
+		      const uint64_t *v, size_t nv)
+{
+	/* header; u64 id; u32 pid, tid; u64 time; u32 size; raw:
+	 * u16 type; u8 flags, preempt; i32 pid; i32 nr; pad; u64 v[] */
+	uint8_t b[256] = { 0 };
+	struct perf_event_header *h = (struct perf_event_header *)b;
+	uint8_t *r = b + sizeof(*h);
+	uint32_t u32, rsize = 16 + 8 * (uint32_t)nv;
+	uint16_t type = (uint16_t)mt_perf_test_tp(call, enter);
+	int32_t i32 = nr;
+
+	h->type = PERF_RECORD_SAMPLE;
+	h->size = (uint16_t)(sizeof(*h) + 28 + rsize + 4);
+	u32 = (uint32_t)pid;
+	memcpy(r + 8, &u32, 4);
+	u32 = (uint32_t)tid;
+	memcpy(r + 12, &u32, 4);
+	memcpy(r + 16, &time, 8);
+	memcpy(r + 24, &rsize, 4);
+	memcpy(r + 28, &type, 2);
+	memcpy(r + 28 + 4, &u32, 4);
+	memcpy(r + 28 + 8, &i32, 4);
+	memcpy(r + 28 + 16, v, 8 * nv);
+	mt_perf_test_record(s, h);
+}
+
+/* Feed the PERF_RECORD_MMAP2 of an anonymous rw- mapping [A, A + LEN)
+ * made by PID/TID at TIME. */
+static void feed_mmap2(struct maptap_session *s, pid_t pid, pid_t tid,
+		       uint64_t time, uint64_t a, uint64_t len)
+{
+	/* header; u32 pid, tid; u64 addr, len, pgoff; u32 maj, min;
+	 * u64 ino, ino_generation; u32 prot, flags; char name[8];
+	 * sample_id { u32 pid, tid; u64 time, id } */
+	uint8_t b[sizeof(struct perf_event_header) + 96] = { 0 };
+	struct perf_event_header *h = (struct perf_event_header *)b;
+	uint8_t *r = b + sizeof(*h);
+	uint32_t u32[2] = { (uint32_t)pid, (uint32_t)tid };
+	uint32_t pf[2] = { PROT_READ | PROT_WRITE, MAP_PRIVATE };
+
+	h->type = PERF_RECORD_MMAP2;
+	h->size = sizeof(b);
+	memcpy(r, u32, 8);
+	memcpy(r + 8, &a, 8);
+	memcpy(r + 16, &len, 8);
+	memcpy(r + 56, pf, 8);
+	memcpy(r + 64, "//anon", 6);
+	memcpy(r + 72, u32, 8);
+	memcpy(r + 80, &time, 8);
+	mt_perf_test_record(s, h);
+}
+
+/* Feed a PERF_RECORD_LOST of N records, from PID at TIME. */
+static void feed_lost(struct maptap_session *s, pid_t pid, uint64_t time,
+		      uint64_t n)
+{
+	/* header; u64 id, lost; sample_id { u32 pid, tid; u64 time, id } */
+	uint8_t b[sizeof(struct perf_event_header) + 40] = { 0 };
+	struct perf_event_header *h = (struct perf_event_header *)b;
+	uint8_t *r = b + sizeof(*h);
+	uint32_t u32[2] = { (uint32_t)pid, (uint32_t)pid };
+
+	h->type = PERF_RECORD_LOST;
+	h->size = sizeof(b);
+	memcpy(r + 8, &n, 8);
+	memcpy(r + 16, u32, 8);
+	memcpy(r + 24, &time, 8);
+	mt_perf_test_record(s, h);
+}
+
+/* Rounds at the time it is now, 3 ms later and 6 ms later (more than
+ * the 2 ms a difference had to last), each after the records up to
+ * APPLIED(now) were applied: LAG 0, all up to then (there are no
+ * others); else all up to LAG (a record not read yet comes later). */
+static void rounds(struct maptap_session *s, uint64_t lag)
+{
+	struct timespec ms3 = { 0, 3000000 };
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		uint64_t now = now_ns();
+
+		if (i)
+			nanosleep(&ms3, NULL);
+		now = now_ns();
+		mt_perf_test_round(s, lag ? lag : now - 1000, now);
+	}
+}
+
+int main(void)
+{
+	struct maptap_session_opts o;
+	struct timespec ms120 = { 0, 120000000 };
+	struct maptap_session_stats st;
+	struct maptap_session *s;
+	struct ctx c = { 0 };
+	struct mt_proc *p;
+	struct mt_mm *mm;
+	int to[2], from[2], status;
+	uint64_t v[6], t0, p0, resyncs;
+	char *area;
+	pid_t pid, tid_t, tid_u;
+
+	/* [p0, p5): the 5 pages T mapped, the first read-only (its
+	 * mprotect); PROT_NONE pages around them. */
+	area = mmap(NULL, 9 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
+	if (area == MAP_FAILED)
+		return 1;
+	p0 = (uint64_t)(uintptr_t)area + 2 * PAGE;
+	if (mprotect((void *)(p0 + PAGE), 4 * PAGE, PROT_READ | PROT_WRITE) ||
+	    mprotect((void *)p0, PAGE, PROT_READ) || pipe(to) || pipe(from))
+		return 1;
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		close(to[1]);
+		close(from[0]);
+		child(to[0], from[1]);
+	}
+	close(to[0]);
+	close(from[1]);
+	c.cmd = to[1];
+	c.ack = from[0];
+
+	memset(&o, 0, sizeof(o));
+	o.on_event = on_event;
+	o.on_diag = on_diag;
+	o.arg = &c;
+	o.verify = true;
+	if (!tap_ok(maptap_session_new(&o, &s) == 0, "a session"))
+		return tap_done();
+	mm = mt_mm_new();
+	p = mm ? mt_proc_new(s, pid, mm) : NULL;
+	if (!tap_ok(p && mt_refresh_full(s, p, pid, true) == 0 &&
+		    mt_perf_test_new(s) == 0,
+		    "the child's maps read whole; a perf source without events"))
+		return tap_done();
+	mt_ready(s, p, pid, MAPTAP_READY_ATTACH);
+	p->perf_since = 0;
+	/* Thread ids no process has: the records are only looked at. */
+	tid_t = pid + 1000000;
+	tid_u = pid + 1000001;
+	tap_ok(mt_thread_add(s, tid_t, p) && mt_thread_add(s, tid_u, p),
+	       "two threads");
+
+	/* 1. T: mprotect(p0, 1 page, PROT_READ) = 0, then munmap(p0,
+	 * 5 pages) enters and runs; its exit record comes 11 ms later. */
+	c.n = 0;
+	t0 = now_ns();
+	v[0] = p0;
+	v[1] = PAGE;
+	v[2] = PROT_READ;
+	feed_call(s, "mprotect", SYS_mprotect, true, pid, tid_t, t0, v, 3);
+	v[0] = 0;
+	feed_call(s, "mprotect", SYS_mprotect, false, pid, tid_t, t0 + 1000,
+		  v, 1);
+	v[0] = p0;
+	v[1] = 5 * PAGE;
+	feed_call(s, "munmap", SYS_munmap, true, pid, tid_t, t0 + 2000, v, 2);
+	tap_ok(child_do(&c, 'u', p0, 5 * PAGE), "T's munmap ran");
+	rounds(s, 0);
+	tap_int_eq(pages(&c, MAPTAP_EV_UNMAP, 0, p0, p0 + 5 * PAGE), 0,
+		   "while T is in its munmap, no unmap without a call");
+	v[0] = 0;
+	feed_call(s, "munmap", SYS_munmap, false, pid, tid_t, now_ns(), v,
+		  1);
+	mt_perf_test_round(s, now_ns(), now_ns());
+	tap_int_eq(pages(&c, MAPTAP_EV_UNMAP, tid_t, p0, p0 + 5 * PAGE), 5,
+		   "T's 5 pages unmapped in T's name, by its munmap");
+	tap_int_eq(pages(&c, MAPTAP_EV_UNMAP, 0, p0, p0 + 5 * PAGE), 0,
+		   "no unmap without a call");
+
+	/* 2. U maps 2 pages at p0; its MMAP2 record is read late (its
+	 * CPU's ring read after the others, or written late).  --verify's
+	 * whole check finds the pages the model lacks, which the record
+	 * brings (it checks every 100 ms at most: wait that long). */
+	nanosleep(&ms120, NULL);
+	c.n = 0;
+	t0 = now_ns();
+	tap_ok(child_do(&c, 'm', p0, 2 * PAGE), "U's mmap ran");
+	rounds(s, t0 - 1000);
+	tap_int_eq(pages(&c, MAPTAP_EV_MAP, 0, p0, p0 + 5 * PAGE), 0,
+		   "before U's record is read, no map without a call");
+	feed_mmap2(s, pid, tid_u, t0, p0, 2 * PAGE);
+	mt_perf_test_round(s, now_ns(), now_ns());
+	tap_int_eq(pages(&c, MAPTAP_EV_MAP, tid_u, p0, p0 + 5 * PAGE), 2,
+		   "U's pages mapped in U's name, by its mmap");
+	tap_int_eq(pages(&c, MAPTAP_EV_MAP, 0, p0, p0 + 5 * PAGE), 0,
+		   "no map without a call");
+
+	/* 3. A record older than the last round's cutoff (written late:
+	 * records of other CPUs after it were applied before it): the
+	 * order is lost, as with a lost record; the models are read whole,
+	 * and that is said. */
+	maptap_session_get_stats(s, &st);
+	resyncs = st.resyncs;
+	c.lates = 0;
+	t0 = now_ns();
+	mt_perf_test_round(s, t0, t0);
+	v[0] = p0 + 6 * PAGE;
+	v[1] = PAGE;
+	v[2] = PROT_NONE;
+	feed_call(s, "mprotect", SYS_mprotect, true, pid, tid_u, t0 - 2000,
+		  v, 3);
+	v[0] = 0;
+	feed_call(s, "mprotect", SYS_mprotect, false, pid, tid_u, t0 - 1000,
+		  v, 1);
+	mt_perf_test_round(s, now_ns(), now_ns());
+	maptap_session_get_stats(s, &st);
+	tap_int_eq((long long)(st.resyncs - resyncs), 1,
+		   "a record that came late: the model is read whole");
+	tap_int_eq(c.lates, 1, "and it is said");
+
+	/* 4. Records lost (PERF_RECORD_LOST): the models are read whole;
+	 * the records older than that read that come after it are in it.
+	 * U's munmap of its 2 pages and T's mmap there again both ran
+	 * before the read, which shows T's pages; their records must not
+	 * unmap and map them again (a spurious unmap in U's name). */
+	c.n = 0;
+	t0 = now_ns();
+	v[0] = p0;
+	v[1] = 2 * PAGE;
+	feed_call(s, "munmap", SYS_munmap, true, pid, tid_u, t0, v, 2);
+	mt_perf_test_round(s, t0 + 100, now_ns());
+	tap_ok(child_do(&c, 'u', p0, 2 * PAGE) &&
+	       child_do(&c, 'm', p0, 2 * PAGE), "U's munmap and T's mmap ran");
+	feed_lost(s, pid, t0 + 200, 7);
+	mt_perf_test_round(s, t0 + 300, now_ns());
+	v[0] = 0;
+	feed_call(s, "munmap", SYS_munmap, false, pid, tid_u, t0 + 1000, v,
+		  1);
+	feed_mmap2(s, pid, tid_t, t0 + 2000, p0, 2 * PAGE);
+	mt_perf_test_round(s, now_ns(), now_ns());
+	tap_int_eq(pages(&c, MAPTAP_EV_UNMAP, tid_u, p0, p0 + 2 * PAGE) +
+		   pages(&c, MAPTAP_EV_MAP, tid_t, p0, p0 + 2 * PAGE), 0,
+		   "after the read whole, no unmap and map again of what it "
+		   "read");
+	maptap_session_get_stats(s, &st);
+	tap_int_eq((long long)st.lost_records, 7, "the lost records counted");
+
+	maptap_session_get_stats(s, &st);
+	tap_int_eq((long long)st.confirm_resyncs, 0,
+		   "no range was read again after a confirmation");
+	tap_int_eq((long long)st.verify_diffs, 0,
+		   "--verify found no difference");
+
+	maptap_session_free(s);
+	close(c.cmd);
+	waitpid(pid, &status, 0);
+	tap_ok(WIFEXITED(status), "the child ended");
+	return tap_done();
+}
