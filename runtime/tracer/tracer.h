@@ -184,7 +184,7 @@ struct maptap_session {
 	void *fault_arg;
 };
 
-/* session.c */
+/* diag.c */
 int mt_error(struct maptap_session *s, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void mt_diag(struct maptap_session *s, const char *fmt, ...)
@@ -200,19 +200,25 @@ int mt_emit(struct maptap_session *s, struct maptap_event *ev);
  * session (maptap/session.h, on_event): quiet from now on, and the run
  * returns RC, with a message in errmsg. */
 void mt_callback_stop(struct maptap_session *s, int rc, const char *who);
+
+/* threads.c */
 struct mt_thread *mt_thread_find(struct maptap_session *s, pid_t tid);
 struct mt_thread *mt_thread_add(struct maptap_session *s, pid_t tid,
 				struct mt_proc *proc);
 void mt_thread_del(struct maptap_session *s, struct mt_thread *t);
-void mt_gone_early_add(struct maptap_session *s, pid_t tid);
-bool mt_gone_early_take(struct maptap_session *s, pid_t tid);
-void mt_forget_lost(struct maptap_session *s, const char *why);
 struct mt_proc *mt_proc_find(struct maptap_session *s, pid_t pid);
 struct mt_proc *mt_proc_new(struct maptap_session *s, pid_t pid,
 			    struct mt_mm *mm);
 void mt_proc_del(struct maptap_session *s, struct mt_proc *p);
 struct mt_mm *mt_mm_new(void);
 void mt_mm_put(struct mt_mm *mm);
+/* Free every thread left in S's table, and the table (session end). */
+void mt_thread_table_free(struct maptap_session *s);
+
+/* lifecycle.c */
+void mt_gone_early_add(struct maptap_session *s, pid_t tid);
+bool mt_gone_early_take(struct maptap_session *s, pid_t tid);
+void mt_forget_lost(struct maptap_session *s, const char *why);
 
 /* Where mt_set_fault()'s function is asked whether to fail. */
 enum mt_fault_site {
@@ -228,7 +234,7 @@ enum mt_fault_site {
 				 * interrupting that wait (EINTR) */
 };
 
-/* session.c: for tests only (testsuite/unit/test_errors.c).  From now
+/* diag.c: for tests only (testsuite/unit/test_errors.c).  From now
  * on, FN(ARG, SITE, T) is called where a refresh of S is about to read
  * the kernel's maps (T: the thread whose call completes, or NULL); a
  * non-zero return, a -errno, makes that refresh fail with it, as if
