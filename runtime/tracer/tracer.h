@@ -226,7 +226,7 @@ enum mt_fault_site {
 	MT_FAULT_REREAD,	/* mt_complete_call(), before it reads its
 				 * range again because the holes of the
 				 * last read reported sibling munmaps
-				 * (refresh.c, read_settled()) */
+				 * (siblings.c, mt_read_settled()) */
 	MT_FAULT_FULL,		/* mt_refresh_full(), before it reads */
 	MT_FAULT_WAIT,		/* mt_wait_blocking() (xol.c's wait for the
 				 * thread it runs a call in, launch.c's reap):
@@ -264,6 +264,28 @@ int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
 void mt_resync(struct maptap_session *s, struct mt_proc *p, pid_t tid);
 void mt_check_main_stack(struct maptap_session *s, struct mt_proc *p,
 			 pid_t tid);
+/* The hint of an event of P's mm caused by thread TID's call SC (NULL:
+ * no call), timed now (refresh.c; siblings.c names events by it). */
+void mt_hint_init(struct maptap_mm_hint *h, struct mt_proc *p, pid_t tid,
+		  const struct maptap_syscall *sc);
+
+/* siblings.c: the calls of T's siblings in flight while T's mapping
+ * call completes (mt_complete_call()), over [LO, HI) of T's mm.
+ * mt_unmap_raced(): a placed mmap found memory the model still has
+ * there: report first the siblings' unmaps that freed it.
+ * mt_read_settled(): read s->buf again until no pending sibling munmap
+ * explains its holes (AGAIN: take reported ones again); 0 or a read's
+ * -errno.  mt_note_after(): tell the siblings' pending calls that T
+ * mapped there.  mt_unmap_exit(): T is a munmap: report it, then name
+ * what a read finds there since; 0 or a -errno. */
+void mt_unmap_raced(struct maptap_session *s, struct mt_thread *t,
+		    uint64_t lo, uint64_t hi);
+int mt_read_settled(struct maptap_session *s, struct mt_thread *t,
+		    uint64_t lo, uint64_t hi, bool again);
+void mt_note_after(struct maptap_session *s, struct mt_thread *t,
+		   uint64_t lo, uint64_t hi);
+int mt_unmap_exit(struct maptap_session *s, struct mt_thread *t,
+		  uint64_t lo, uint64_t hi);
 /* mt_verify() flags */
 #define MT_VERIFY_FULL 1u	/* the whole map now, whatever the rate */
 #define MT_VERIFY_STACK 2u	/* [stack] too: nothing can grow it now */
