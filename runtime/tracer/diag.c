@@ -6,7 +6,7 @@
  * Split from session.c so that the stop loop, which calls these, no
  * longer ties to the file whose maptap_session_free() runs the loop.
  */
-#include "tracer.h"
+#include "tracer_priv.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -29,7 +29,7 @@
  * resynced from the kernel and counted (stats.confirm_resyncs).  A
  * PERF_RECORD_LOST resyncs every model whole (stats.lost_records).
  */
-#include "tracer.h"
+#include "tracer_priv.h"
 #include "../common/perf_ring.h"
 
 #include <errno.h>

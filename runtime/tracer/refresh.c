@@ -8,7 +8,7 @@
  * what the calls of other threads in flight change about a call's
  * range is siblings.c's.
  */
-#include "tracer.h"
+#include "tracer_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>

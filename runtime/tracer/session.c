@@ -4,7 +4,7 @@
  * address spaces are threads.c's, its messages and events diag.c's; the
  * stop loop and the ways in are loop.c, launch.c and attach.c.
  */
-#include "tracer.h"
+#include "tracer_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>

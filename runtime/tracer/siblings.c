@@ -13,7 +13,7 @@
  * touched and calls in here from complete_call(); the code is as it was
  * there.
  */
-#include "tracer.h"
+#include "tracer_priv.h"
 
 #include <sys/mman.h>
 #include <sys/ptrace.h>

@@ -5,7 +5,7 @@
  * processes of one mm (CLONE_VM).  Split from session.c (the public
  * lifecycle), which only frees what is left here.
  */
-#include "tracer.h"
+#include "tracer_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* tracer.h -- private: the session's objects and the ptrace state machine.
+/* tracer_priv.h -- private: the session's objects and the ptrace state machine.
  *
  * Objects: a session owns threads (one per traced tid, in a hash table),
  * processes (one per traced tgid) and address spaces (struct mt_mm, shared
