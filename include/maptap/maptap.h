@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* maptap/maptap.h -- the public C API of libmaptap, all of it.
+/* maptap/maptap.h -- the public C API of libmaptap.
  *
- * One header per concern; this one includes them all.
+ * One header per concern; this one includes them all but
+ * maptap/tvar.h, maptap/sdt.h and the script runtime's maptap/script_*.h,
+ * which a program includes one by one.
  *
  * Error convention, everywhere in libmaptap: functions return 0 or a
  * non-negative count on success and a negative errno value on failure

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "../report/report_priv.h"
+#include "../common/json.h"
 
 static const char *const kind_names[MAPTAP_EV_KIND_COUNT] = {
 	[MAPTAP_EV_MAP] = "map",
@@ -188,63 +188,10 @@ int maptap_event_print_text(FILE *fp, const struct maptap_event *ev,
 
 /* ---- JSON ---- */
 
-/* A JSON string of BYTES[0..LEN): RFC 8259 escapes; a byte that does not
- * start a valid UTF-8 sequence is written as \u00XX of its value. */
-static void json_str(FILE *fp, const char *bytes, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)bytes, *end = p + len;
-
-	fputc('"', fp);
-	while (p < end) {
-		unsigned c = *p;
-		size_t n = 0, i;
-
-		if (c == '"' || c == '\\') {
-			fputc('\\', fp);
-			fputc((int)c, fp);
-			p++;
-			continue;
-		}
-		if (c < 0x20 || c == 0x7f) {
-			fprintf(fp, "\\u%04x", c);
-			p++;
-			continue;
-		}
-		if (c < 0x80) {
-			fputc((int)c, fp);
-			p++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 3;
-		for (i = 1; n && i <= n; i++)
-			if (p + i >= end || (p[i] & 0xc0) != 0x80)
-				n = 0;
-		if (!n) {
-			fprintf(fp, "\\u%04x", c);
-			p++;
-			continue;
-		}
-		fwrite(p, 1, n + 1, fp);
-		p += n + 1;
-	}
-	fputc('"', fp);
-}
-
-/* The same writer for the report (runtime/report/report_priv.h). */
-void mt_json_str(FILE *fp, const char *bytes, size_t len)
-{
-	json_str(fp, bytes, len);
-}
-
 static void json_cstr(FILE *fp, const char *s)
 {
 	if (s)
-		json_str(fp, s, strlen(s));
+		mt_json_str(fp, s, strlen(s));
 	else
 		fputs("null", fp);
 }
@@ -261,12 +208,12 @@ static void json_vma(FILE *fp, const struct maptap_vma *v)
 		v->start, v->end, v->offset, perms, v->dev_major,
 		v->dev_minor, v->inode);
 	if (file)
-		json_str(fp, v->name, v->name_len);
+		mt_json_str(fp, v->name, v->name_len);
 	else
 		fputs("null", fp);
 	fputs(",\"name\":", fp);
 	if (!file && v->name_len)
-		json_str(fp, v->name, v->name_len);
+		mt_json_str(fp, v->name, v->name_len);
 	else
 		fputs("null", fp);
 }

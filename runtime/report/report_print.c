@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "report_state.h"
+#include "../common/json.h"
 
 /* One row of a table: an id (site or class) and its bytes. */
 struct row {

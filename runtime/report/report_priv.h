@@ -145,10 +145,4 @@ unsigned rp_site_start(struct maptap_modules *m, pid_t pid,
 		       const struct maptap_frame *frames, unsigned n,
 		       unsigned k, unsigned *count);
 
-/* ---- JSON strings (runtime/output/event.c) ---- */
-
-/* FP gets BYTES[0..LEN) as a JSON string, escaped as the event log
- * escapes (RFC 8259; bytes not valid UTF-8 as \u00XX). */
-void mt_json_str(FILE *fp, const char *bytes, size_t len);
-
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* arith.c -- division and remainder with stap's runtime error. */
-#include "ctx_impl.h"
+#include "ctx_priv.h"
 #include <maptap/script_string.h>
 
 int maptap_script_div(struct maptap_script_ctx *ctx, int64_t a, int64_t b,

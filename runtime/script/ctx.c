@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-#include "ctx_impl.h"
+#include "ctx_priv.h"
 
 int maptap_script_ctx_new(const struct maptap_script_limits *lim,
 			  uint64_t seed, struct maptap_script_ctx **out)

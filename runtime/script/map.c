@@ -17,7 +17,7 @@
 #include <string.h>
 #include <maptap/script_map.h>
 
-#include "map_impl.h"
+#include "map_priv.h"
 #include "../common/hash.h"
 
 #define INITIAL_BUCKETS 16

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "map_impl.h"
+#include "map_priv.h"
 
 struct sort_key {
 	const struct maptap_script_map *m;

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ctx_impl.h"
+#include "ctx_priv.h"
 
 struct regex_entry {
 	struct regex_entry *next;

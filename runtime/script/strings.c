@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ctx_impl.h"
+#include "ctx_priv.h"
 #include <maptap/script_string.h>
 
 static int nomem(struct maptap_script_ctx *ctx)

@@ -8,7 +8,7 @@
  */
 #include <stdbool.h>
 #include <string.h>
-#include "ctx_impl.h"
+#include "ctx_priv.h"
 #include <maptap/script_string.h>
 
 /* Decode one UTF-8 sequence at S (N bytes left).  Returns its length and

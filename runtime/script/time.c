@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <time.h>
-#include "ctx_impl.h"
+#include "ctx_priv.h"
 #include <maptap/script_string.h>
 
 int maptap_script_ctime(struct maptap_script_ctx *ctx, int64_t epochsecs,

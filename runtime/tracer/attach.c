@@ -11,7 +11,7 @@
  * thread that cannot stop now (a vfork parent) does not hold up the
  * others: it is late, and its first stop resyncs the model (loop.c).
  */
-#include "tracer.h"
+#include "tracer_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -36,7 +36,7 @@
  * filter already has no_new_privs or CAP_SYS_ADMIN: maptap's own filter
  * needed the same.
  */
-#include "tracer.h"
+#include "tracer_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
  * seccomp filter, and execs; its first stop is the filter's trace of
  * execve, so no instruction of the command runs untraced.
  */
-#include "tracer.h"
+#include "tracer_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -13,7 +13,7 @@
  * made a second `fork` for a child already gone, and the session
  * waited for ever for a thread the kernel no longer had.
  */
-#include "tracer.h"
+#include "tracer_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
  * (kernel/seccomp.c, __seccomp_filter_orphan()); closing it earlier
  * would fail the remaining users' calls with ENOSYS.
  */
-#include "tracer.h"
+#include "tracer_priv.h"
 
 #include <errno.h>
 #include <linux/seccomp.h>

@@ -23,7 +23,7 @@
  * call's own events at an exit), on_ready once a process's model is
  * complete.
  */
-#include "tracer.h"
+#include "tracer_priv.h"
 
 #include <errno.h>
 #include <linux/seccomp.h>

@@ -32,7 +32,7 @@
  * record over it meanwhile.  A PERF_RECORD_LOST resyncs every model
  * whole (stats.lost_records).
  */
-#include "tracer.h"
+#include "tracer_priv.h"
 #include "../common/perf_ring.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* procfs.c -- the few facts the tracer reads from /proc (proc(5)). */
-#include "tracer.h"
+#include "tracer_priv.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -22,7 +22,7 @@
  * always allowed (kernel/seccomp.c, seccomp_cache_prepare) covers every
  * call outside the traced set: those cost no filter run at all.
  */
-#include "tracer.h"
+#include "tracer_priv.h"
 
 #include <errno.h>
 #include <linux/audit.h>

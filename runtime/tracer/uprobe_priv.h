@@ -5,7 +5,7 @@
 #ifndef MAPTAP_RUNTIME_UPROBE_PRIV_H
 #define MAPTAP_RUNTIME_UPROBE_PRIV_H
 
-#include "tracer.h"
+#include "tracer_priv.h"
 
 #include <maptap/uprobe.h>
 

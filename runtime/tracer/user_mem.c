@@ -10,7 +10,7 @@
  * cut into one iovec per page: a short read then ends exactly at the
  * unreadable page, whichever rule the kernel follows.
  */
-#include "tracer.h"
+#include "tracer_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>

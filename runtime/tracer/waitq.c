@@ -24,7 +24,7 @@
  * (loop.c's detach_running(), mt_wait_blocking()) looks here first:
  * the stop it waits for may already have been taken.
  */
-#include "tracer.h"
+#include "tracer_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>

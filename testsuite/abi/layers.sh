@@ -16,6 +16,7 @@
 # (who includes whom), the layers of runtime/README.md.
 allowed='
 runtime/modules runtime/common
+runtime/output runtime/common
 runtime/profile runtime/common
 runtime/report runtime/common
 runtime/script runtime/common
@@ -29,20 +30,22 @@ translator/interp translator/front
 # each says why and how it would go (../shared/ARCHITECTURE-REVIEW.md
 # section 4.2).  Do not add to this list lightly.
 exceptions='
-runtime/output runtime/report
 translator/front translator/driver
 translator/interp translator/driver
 translator/front translator/interp
 '
-# runtime/output -> runtime/report: event.c includes report_priv.h only
-#	for the prototype of mt_json_str(), which event.c defines for
-#	report_print.c; the writer belongs in runtime/common/.
 # translator/{front,interp} -> translator/driver: driver.h's parsed
 #	command line (struct driver_opts), read by the passes as stap's
 #	systemtap_session options are.
 # translator/front -> translator/interp: elaborate.c includes cvars.h
 #	(tr_cvar_lookup(): pass 2 asks pass 5's table which probe offers
-#	which context variable); the table belongs in front/.
+#	which context variable) and dwvars.h (tr_dwvar_applies/bind/
+#	entry_slot: pass 2 binds DWARF variables).  Moving cvars.c's table
+#	alone to front/ would not end the tie: its lookup calls
+#	tr_sdt_cvar_lookup() (interp/sdt_vars.c) and shares enum cvar with
+#	the pass-5 half, and dwvars.c's binding is pass 2 too.  All three
+#	pass-2 halves go to front/ together, with the ids in a front/
+#	header that interp/ includes.
 
 # The translator names its private headers bare, found through one -I
 # per folder (translator/local.am); runtime/ names them by relative path.
@@ -120,7 +123,8 @@ runtime/modules runtime/model
 runtime/unwind runtime/modules
 runtime/report runtime/unwind
 runtime/report runtime/modules
-runtime/report runtime/output
+runtime/report runtime/common
+runtime/output runtime/common
 runtime/output runtime/modules
 runtime/output runtime/model
 '

@@ -15,7 +15,7 @@
 
 #include <maptap/maptap.h>
 
-#include "../../runtime/tracer/tracer.h"
+#include "../../runtime/tracer/tracer_priv.h"
 #include "../lib/tap.h"
 
 #include <errno.h>

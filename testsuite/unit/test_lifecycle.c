@@ -5,7 +5,7 @@
  * once for ever, nor maptap_session_free() loop on it; and a child
  * dropped before its creator's event is not adopted again.
  *
- * The ghost is planted through the private tables (runtime/tracer/tracer.h):
+ * The ghost is planted through the private tables (runtime/tracer/tracer_priv.h):
  * that is the state the fork/exit race used to leave behind
  * (testsuite/system/lifecycle.py reaches it through the kernel).  An
  * alarm turns a hang into a failure.
@@ -14,7 +14,7 @@
 
 #include <maptap/maptap.h>
 
-#include "../../runtime/tracer/tracer.h"
+#include "../../runtime/tracer/tracer_priv.h"
 #include "../lib/tap.h"
 
 #include <signal.h>

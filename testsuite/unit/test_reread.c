@@ -17,7 +17,7 @@
  *
  * No tracee: the "process" is a child of this test that unmaps on
  * command (a pipe), the threads are records planted through the
- * private tables (runtime/tracer/tracer.h), and the refresh is called
+ * private tables (runtime/tracer/tracer_priv.h), and the refresh is called
  * as the stop loop calls it at T's exit stop.  The read again is the
  * test-only fault site MT_FAULT_REREAD, where S's munmap is made to
  * run.
@@ -26,7 +26,7 @@
 
 #include <maptap/maptap.h>
 
-#include "../../runtime/tracer/tracer.h"
+#include "../../runtime/tracer/tracer_priv.h"
 #include "../lib/tap.h"
 
 #include <errno.h>

@@ -9,7 +9,6 @@
  */
 #include <config.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -40,195 +39,7 @@ struct scope {
 	const struct tr_dprobe *dp;	/* the probe being resolved */
 };
 
-/* ---- tapset files ---- */
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The tapset directories: -I first, then driver_tapset_dir(). */
-static void tapset_dirs(struct tr_session *s)
-{
-	const struct driver_opts *o = s->opts;
-	int i;
-
-	if (s->tapset_dirs.n || s->no_tapsets)
-		return;
-	for (i = 0; o && i < o->n_include_dirs; i++)
-		vec_push(&s->arena, &s->tapset_dirs,
-			 (void *)o->include_dirs[i]);
-	vec_push(&s->arena, &s->tapset_dirs, (void *)driver_tapset_dir(o));
-}
-
-/* Paths of DIR's files ending in SUFFIX, sorted so runs are repeatable. */
-static int list_dir(struct tr_session *s, const char *dir, const char *suffix,
-		    char ***out)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **v = NULL;
-	int n = 0;
-	size_t sl = strlen(suffix);
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-
-		if (l <= sl || strcmp(de->d_name + l - sl, suffix))
-			continue;
-		v = realloc(v, sizeof(*v) * (size_t)(n + 1));
-		if (!v)
-			break;
-		v[n++] = arena_printf(&s->arena, "%s/%s", dir, de->d_name);
-	}
-	closedir(d);
-	if (v)
-		qsort(v, (size_t)n, sizeof(*v), cmp_str);
-	*out = v;
-	return v ? n : 0;
-}
-
-/* The files ending in SUFFIX that a tapset directory DIR provides, as
- * stap finds them: DIR/RUNTIME/ARCH, DIR/RUNTIME, DIR/ARCH, then DIR, the
- * more specific one winning when two have a file of the same name (so
- * dyninst/syscalls.stpm, not the top's, is the one read). */
-static int list_tapset_dir(struct tr_session *s, const char *dir,
-			   const char *suffix, char ***out)
-{
-	const char *sub[] = { TR_RUNTIME_NAME "/" TR_ARCH_NAME,
-			      TR_RUNTIME_NAME, TR_ARCH_NAME, "" };
-	char **all = NULL;
-	int n = 0;
-	size_t i;
-
-	for (i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
-		const char *d = *sub[i] ? arena_printf(&s->arena, "%s/%s",
-						       dir, sub[i]) : dir;
-		char **paths = NULL;
-		int k, j, m = list_dir(s, d, suffix, &paths);
-
-		for (k = 0; k < m; k++) {
-			const char *base = strrchr(paths[k], '/') + 1;
-			char **nall;
-
-			for (j = 0; j < n; j++)
-				if (!strcmp(strrchr(all[j], '/') + 1, base))
-					break;
-			if (j < n)
-				continue;
-			nall = realloc(all, sizeof(*all) * (size_t)(n + 1));
-			if (!nall)
-				break;
-			all = nall;
-			all[n++] = paths[k];
-		}
-		free(paths);
-	}
-	*out = all;
-	return n;
-}
-
-/* Call FN(S, FILE, ARG) for every readable tapset file ending in SUFFIX,
- * directory by directory in search order. */
-static void for_each_tapset_file(struct tr_session *s, const char *suffix,
-				 void (*fn)(struct tr_session *s,
-					    struct src_file *f, void *arg),
-				 void *arg)
-{
-	int i, k;
-
-	tapset_dirs(s);
-	for (i = 0; i < s->tapset_dirs.n; i++) {
-		char **paths = NULL;
-		int n = list_tapset_dir(s, s->tapset_dirs.v[i], suffix,
-					&paths);
-
-		for (k = 0; k < n; k++) {
-			struct src_file *f = tr_read_file(s, paths[k], true);
-
-			if (f)
-				fn(s, f, arg);
-		}
-		free(paths);
-	}
-}
-
-static void load_macro_file(struct tr_session *s, struct src_file *f,
-			    void *arg)
-{
-	struct tok_vec toks = { 0 };
-
-	(void)arg;
-	tr_lex(s, f, &toks);
-	tr_load_macros(s, &toks);
-}
-
-void tr_load_macro_libs(struct tr_session *s)
-{
-	for_each_tapset_file(s, ".stpm", load_macro_file, NULL);
-}
-
-/* Tapset files are indexed up front (tapset_index.c) and parsed when
- * the script first needs a name one defines.  e->files keeps stap's
- * order, the script then every tapset file, with NULL for a file not
- * parsed yet, so lookups pick the same definition as if all were. */
-static void index_tapset_file(struct tr_session *s, struct src_file *f,
-			      void *arg)
-{
-	struct elab *e = arg;
-
-	tr_tapset_index_add(s, s->tapset_index, f);
-	vec_push(&s->arena, &e->files, NULL);
-}
-
-static void parse_tapset(struct elab *e, int file)
-{
-	struct tr_session *s = e->s;
-	struct tr_file *tf;
-
-	int macros = s->macros.n;
-
-	if (e->files.v[file + 1])
-		return;
-	tf = tr_parse_file(s, s->tapset_index->files.v[file]);
-	/* A tapset's own @define's are its own (stap's langref: only .stpm
-	 * macros are shared), so the order files are parsed in cannot
-	 * change what another file's macro calls mean. */
-	s->macros.n = macros;
-	e->files.v[file + 1] = tf;
-	vec_push(&s->arena, &s->tapsets, tf);
-}
-
-static void load_tapsets(struct elab *e)
-{
-	struct tr_tapset_index *ix;
-	int i;
-
-	ix = arena_alloc(&e->s->arena, sizeof(*ix));
-	e->s->tapset_index = ix;
-	for_each_tapset_file(e->s, ".stp", index_tapset_file, e);
-	for (i = 0; i < ix->files.n; i++)
-		if (tr_tapset_index_eager(ix, i))
-			parse_tapset(e, i);
-}
-
-/* Parse every tapset file that defines a KIND named NAME. */
-static void need_name(struct elab *e, enum tr_def_kind kind,
-		      const char *name)
-{
-	const struct tr_tapset_def *d;
-	size_t pos = 0;
-
-	while ((d = tr_tapset_index_find(e->s->tapset_index, kind, name,
-					 &pos)))
-		parse_tapset(e, d->file);
-}
-
 /* ---- cloning (each derived probe owns its body) ---- */
-
-static struct node *clone(struct tr_session *s, const struct node *n);
 
 static void clone_list(struct tr_session *s, struct ptr_vec *dst,
 		       const struct ptr_vec *src)
@@ -237,10 +48,10 @@ static void clone_list(struct tr_session *s, struct ptr_vec *dst,
 
 	memset(dst, 0, sizeof(*dst));
 	for (i = 0; i < src->n; i++)
-		vec_push(&s->arena, dst, clone(s, src->v[i]));
+		vec_push(&s->arena, dst, tr_clone(s, src->v[i]));
 }
 
-static struct node *clone(struct tr_session *s, const struct node *n)
+struct node *tr_clone(struct tr_session *s, const struct node *n)
 {
 	struct node *c;
 
@@ -248,10 +59,10 @@ static struct node *clone(struct tr_session *s, const struct node *n)
 		return NULL;
 	c = arena_alloc(&s->arena, sizeof(*c));
 	*c = *n;
-	c->a = clone(s, n->a);
-	c->b = clone(s, n->b);
-	c->c = clone(s, n->c);
-	c->d = clone(s, n->d);
+	c->a = tr_clone(s, n->a);
+	c->b = tr_clone(s, n->b);
+	c->c = tr_clone(s, n->c);
+	c->d = tr_clone(s, n->d);
 	clone_list(s, &c->list, &n->list);
 	if (n->fe) {
 		struct foreach_info *fe = arena_alloc(&s->arena, sizeof(*fe));
@@ -259,10 +70,10 @@ static struct node *clone(struct tr_session *s, const struct node *n)
 		*fe = *n->fe;
 		clone_list(s, &fe->keys, &n->fe->keys);
 		clone_list(s, &fe->slice, &n->fe->slice);
-		fe->value = clone(s, n->fe->value);
-		fe->array = clone(s, n->fe->array);
-		fe->limit = clone(s, n->fe->limit);
-		fe->body = clone(s, n->fe->body);
+		fe->value = tr_clone(s, n->fe->value);
+		fe->array = tr_clone(s, n->fe->array);
+		fe->limit = tr_clone(s, n->fe->limit);
+		fe->body = tr_clone(s, n->fe->body);
 		c->fe = fe;
 	}
 	return c;
@@ -301,7 +112,7 @@ static struct tr_sym *find_global(struct elab *e, struct tr_file *from,
 {
 	int i;
 
-	need_name(e, TR_DEF_GLOBAL, name);
+	tr_need_name(e, TR_DEF_GLOBAL, name);
 	for (i = 0; i < e->files.n; i++) {
 		struct tr_file *f = e->files.v[i];
 		struct tr_sym *g = f ? find_in(&f->globals, name) : NULL;
@@ -321,7 +132,7 @@ static struct tr_func *find_function(struct elab *e, struct tr_file *from,
 	int i, k;
 
 	if (!script_only)
-		need_name(e, TR_DEF_FUNCTION, name);
+		tr_need_name(e, TR_DEF_FUNCTION, name);
 	for (i = 0; i < e->files.n; i++) {
 		struct tr_file *f = e->files.v[i];
 
@@ -743,7 +554,7 @@ static void resolve_function(struct elab *e, struct tr_func *f)
 /* ---- probe points ---- */
 
 /* fnmatch() with {a,b} alternatives. */
-static bool glob_match(const char *pat, const char *str)
+bool tr_glob_match(const char *pat, const char *str)
 {
 	const char *open = strchr(pat, '{'), *close, *p;
 	char buf[1024];
@@ -757,7 +568,7 @@ static bool glob_match(const char *pat, const char *str)
 			alt = (size_t)(close - p);
 		snprintf(buf, sizeof(buf), "%.*s%.*s%s", (int)(open - pat),
 			 pat, (int)alt, p, close + 1);
-		if (glob_match(buf, str))
+		if (tr_glob_match(buf, str))
 			return true;
 		p += alt + 1;
 	}
@@ -773,8 +584,8 @@ static const char *literal_text(struct tr_session *s, const struct node *n)
 	return arena_printf(&s->arena, "\"%s\"", n->str);
 }
 
-static const char *pp_name(struct tr_session *s,
-			   const struct tr_probe_point *pp)
+const char *tr_pp_name(struct tr_session *s,
+		       const struct tr_probe_point *pp)
 {
 	char *out = "";
 	int i;
@@ -797,7 +608,7 @@ static bool comp_is(const struct tr_probe_point *pp, int i, const char *name)
 	if (i >= pp->comps.n)
 		return false;
 	c = pp->comps.v[i];
-	return glob_match(c->name, name);
+	return tr_glob_match(c->name, name);
 }
 
 static int64_t comp_num(const struct tr_probe_point *pp, int i, bool *ok)
@@ -822,7 +633,7 @@ static struct tr_dprobe *new_dprobe(struct elab *e,
 	struct tr_dprobe *dp = arena_alloc(&e->s->arena, sizeof(*dp));
 
 	dp->kind = kind;
-	dp->name = dp->origin = pp_name(e->s, pp);
+	dp->name = dp->origin = tr_pp_name(e->s, pp);
 	dp->tok = pp->tok;
 	return dp;
 }
@@ -909,18 +720,10 @@ static struct tr_dprobe *match_builtin(struct elab *e,
 
 /* ---- probe points on traced processes (docs/probes.md) ---- */
 
-static const char *const vma_kinds[] = {
-	"map", "unmap", "protect", "replace", "move", "rename", "grow",
-	"shrink",
-};
-static const char *const proc_kinds[] = {
-	"attach", "exec", "fork", "clone", "exit", "detach",
-};
-
 /* The executable that process("NAME") means: a name without '/' is
  * searched in PATH, and symbolic links are resolved, as stap's
  * find_executable() does; what cannot be found stays as written. */
-static const char *resolve_exe(struct tr_session *s, const char *name)
+const char *tr_resolve_exe(struct tr_session *s, const char *name)
 {
 	const char *path = getenv("PATH"), *p;
 	char real[PATH_MAX];
@@ -942,8 +745,8 @@ static const char *resolve_exe(struct tr_session *s, const char *name)
 
 /* COMPS[FROM..] of PP match the names NAMES[0..N) exactly in number,
  * each as a glob, without arguments. */
-static bool tail_matches(const struct tr_probe_point *pp, int from,
-			 const char *const *names, int n)
+bool tr_tail_matches(const struct tr_probe_point *pp, int from,
+		     const char *const *names, int n)
 {
 	int i;
 
@@ -952,597 +755,23 @@ static bool tail_matches(const struct tr_probe_point *pp, int from,
 	for (i = 0; i < n; i++) {
 		const struct tr_component *c = pp->comps.v[from + i];
 
-		if (c->arg || !glob_match(c->name, names[i]))
+		if (c->arg || !tr_glob_match(c->name, names[i]))
 			return false;
 	}
 	return true;
 }
 
-static struct tr_dprobe *push_point(struct elab *e,
-				    const struct tr_probe_point *pp,
-				    enum probe_kind kind, const char *name,
-				    struct ptr_vec *out)
+struct tr_dprobe *tr_push_point(struct elab *e,
+				const struct tr_probe_point *pp,
+				enum probe_kind kind, const char *name,
+				struct ptr_vec *out)
 {
 	struct tr_dprobe *dp = new_dprobe(e, pp, kind);
 
 	dp->name = name;
-	dp->cond = clone(e->s, pp->cond);
+	dp->cond = tr_clone(e->s, pp->cond);
 	vec_push(&e->s->arena, out, dp);
 	return dp;
-}
-
-/* ---- breakpoint probes: process(..).function(..), .statement(..) ---- */
-
-/* The file process("NAME") or .library("NAME") means.  A name with '/'
- * is taken as it is; a bare name is searched, as stap does, in PATH
- * (executables) and the dynamic linker's default directories
- * (libraries; LD_LIBRARY_PATH first), a name with ".so" in it libraries
- * first.  Returns a realpath, or NULL. */
-static const char *resolve_file(struct tr_session *s, const char *name)
-{
-	static const char *const libdirs[] = {
-		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-		"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
-	};
-	const char *ld = getenv("LD_LIBRARY_PATH"), *p;
-	char real[PATH_MAX];
-	const char *exe;
-	size_t i;
-
-	if (strchr(name, '/'))
-		return realpath(name, real) ? arena_strdup(&s->arena, real) :
-		       NULL;
-	if (!strstr(name, ".so")) {
-		exe = resolve_exe(s, name);
-		if (exe != name)
-			return exe;
-	}
-	for (p = ld ? ld : ""; *p; ) {
-		size_t len = strcspn(p, ":");
-		const char *cand = arena_printf(&s->arena, "%.*s/%s",
-						(int)len, p, name);
-
-		if (len && realpath(cand, real))
-			return arena_strdup(&s->arena, real);
-		p += len + (p[len] == ':');
-	}
-	for (i = 0; i < sizeof(libdirs) / sizeof(libdirs[0]); i++) {
-		const char *cand = arena_printf(&s->arena, "%s/%s",
-						libdirs[i], name);
-
-		if (realpath(cand, real))
-			return arena_strdup(&s->arena, real);
-	}
-	exe = resolve_exe(s, name);
-	return exe != name ? exe : NULL;
-}
-
-/* The executable of the target: -x PID's, or -c's first word. */
-static const char *target_exe(struct tr_session *s, int64_t pid)
-{
-	const struct driver_opts *o = s->opts;
-	char path[64], buf[PATH_MAX];
-	ssize_t n;
-
-	if (!pid && o)
-		pid = o->target_pid;
-	if (pid) {
-		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-		n = readlink(path, buf, sizeof(buf) - 1);
-		if (n <= 0)
-			return NULL;
-		buf[n] = '\0';
-		return arena_strdup(&s->arena, buf);
-	}
-	if (o && o->target_cmd) {
-		size_t len = strcspn(o->target_cmd, " \t");
-		const char *w = arena_printf(&s->arena, "%.*s", (int)len,
-					     o->target_cmd);
-
-		return resolve_file(s, w);
-	}
-	return NULL;
-}
-
-struct up_ctx {
-	struct elab *e;
-	const struct tr_probe_point *pp;
-	struct ptr_vec *out;
-	const char *qual;		/* process("..")[.library("..")] */
-	const char *module;
-	uint64_t ino;
-	const char *proc_path;
-	bool ret;
-	bool call;			/* .call: at the entry, no prologue
-					 * skipped */
-	uint64_t *seen;			/* entries DWARF gave */
-	size_t nseen, cap;
-	struct ptr_vec ifuncs;		/* the module's IFUNC symbols */
-};
-
-static struct tr_dprobe *push_uprobe(struct up_ctx *c, const char *name,
-				     uint64_t vaddr)
-{
-	struct tr_dprobe *dp = push_point(c->e, c->pp, PK_UPROBE, name,
-					  c->out);
-
-	dp->up_module = c->module;
-	dp->up_ino = c->ino;
-	dp->up_vaddr = vaddr;
-	dp->up_body = vaddr;
-	dp->is_return = c->ret;
-	dp->proc_path = c->proc_path;
-	return dp;
-}
-
-static int up_dwarf(const struct maptap_uprobe_func *f, void *arg)
-{
-	struct up_ctx *c = arg;
-	struct tr_dprobe *dp;
-	const char *where = "", *suffix;
-
-	if (c->nseen == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 64;
-		uint64_t *v = realloc(c->seen, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->seen = v;
-		c->cap = cap;
-	}
-	c->seen[c->nseen++] = f->entry;
-	if (f->file)
-		where = arena_printf(&c->e->s->arena, "@%s:%d", f->file,
-				     f->line);
-	suffix = c->ret ? ".return" : c->call ? ".call" :
-		 f->inlined ? ".inline" : "";
-	dp = push_uprobe(c, arena_printf(&c->e->s->arena,
-			 "%s.function(\"%s%s\")%s", c->qual, f->name, where,
-			 suffix),
-			 c->ret || c->call ? f->entry : f->body);
-	dp->up_func = arena_strdup(&c->e->s->arena, f->name);
-	dp->up_body = f->body;
-	return 0;
-}
-
-static int up_function(const char *name, uint64_t vaddr, uint64_t size,
-		       void *arg)
-{
-	struct up_ctx *c = arg;
-	struct tr_dprobe *dp;
-	const char *pp_name;
-	size_t i;
-
-	(void)size;
-	for (i = 0; i < c->nseen; i++)
-		if (c->seen[i] == vaddr)
-			return 0;	/* DWARF named it */
-	pp_name = arena_printf(&c->e->s->arena, "%s.function(\"%s\")%s",
-			       c->qual, name, c->ret ? ".return" : "");
-	dp = push_uprobe(c, pp_name, vaddr);
-	dp->up_func = arena_strdup(&c->e->s->arena, name);
-	for (i = 0; i < (size_t)c->ifuncs.n; i++) {
-		const struct maptap_uprobe_ifunc *f = c->ifuncs.v[i];
-
-		if (f->resolver == vaddr)
-			dp->up_ifunc = f;
-	}
-	return 0;
-}
-
-/* The module's IFUNC symbols, kept for its probes (docs/probes.md). */
-static int up_ifunc(const struct maptap_uprobe_ifunc *f, void *arg)
-{
-	struct up_ctx *c = arg;
-	struct maptap_uprobe_ifunc *k = arena_alloc(&c->e->s->arena,
-						    sizeof(*k));
-
-	*k = *f;
-	k->name = arena_strdup(&c->e->s->arena, f->name ? f->name : "");
-	vec_push(&c->e->s->arena, &c->ifuncs, k);
-	return 0;
-}
-
-/* The functions NAME ("NAME@FILE[:LINE]") of U's module, for each of
- * the tails the probe point's components from AT match: none, .return,
- * .call, .inline.  From DWARF when the module has it (entry probes after
- * the prologue, .call and .return at the entry, .inline at each inlined
- * instance), and from the ELF symbol table for the functions DWARF does
- * not describe (at the symbol), unless a FILE or .inline asks for
- * DWARF. */
-static void match_functions(struct up_ctx *u, const char *spec, int at)
-{
-	static const char *const tails[][1] = {
-		{ "" }, { "return" }, { "call" }, { "inline" },
-	};
-	const struct tr_probe_point *pp = u->pp;
-	char *name = arena_strdup(&u->e->s->arena, spec), *file, *colon;
-	int line = 0, k;
-
-	file = strchr(name, '@');
-	if (file) {
-		*file++ = '\0';
-		colon = strrchr(file, ':');
-		if (colon) {
-			*colon = '\0';
-			line = atoi(colon + 1);
-		}
-	}
-	u->ifuncs.n = 0;
-	if (!file)
-		maptap_uprobe_ifuncs(u->module, up_ifunc, u);
-	for (k = 0; k < 4; k++) {
-		if (!tail_matches(pp, at, tails[k], k ? 1 : 0))
-			continue;
-		u->ret = k == 1;
-		u->call = k == 2;
-		u->nseen = 0;
-		maptap_uprobe_dwarf_functions(u->module, name, file, line,
-					      k == 3 ? MAPTAP_UPROBE_INLINE : 0,
-					      up_dwarf, u);
-		if (!file && k != 3)
-			maptap_uprobe_functions(u->module, name, up_function,
-						u);
-	}
-	free(u->seen);
-	u->seen = NULL;
-	u->nseen = u->cap = 0;
-}
-
-static bool has_glob(const char *name);
-
-static void up_mark(void *arg, const char *name, uint64_t pc,
-		    const struct tr_sdt *m)
-{
-	struct tr_dprobe *dp = push_uprobe(arg, name, pc);
-
-	dp->up_func = "";
-	dp->sdt = m;
-}
-
-static int up_plt(const char *name, uint64_t vaddr, uint64_t size,
-		  void *arg)
-{
-	struct up_ctx *c = arg;
-	struct tr_dprobe *dp;
-
-	(void)size;
-	dp = push_uprobe(c, arena_printf(&c->e->s->arena,
-			 "%s.plt(\"%s\")%s", c->qual, name,
-			 c->ret ? ".return" : ""), vaddr);
-	dp->up_func = arena_strdup(&c->e->s->arena, name);
-	dp->up_plt = true;
-	return 0;
-}
-
-static int up_line(uint64_t vaddr, const char *file, int line, void *arg)
-{
-	struct up_ctx *c = arg;
-	struct tr_dprobe *dp;
-
-	dp = push_uprobe(c, arena_printf(&c->e->s->arena,
-			 "%s.statement(\"*@%s:%d\")", c->qual, file, line),
-			 vaddr);
-	dp->up_func = "";
-	return 0;
-}
-
-/* The rest of the probe point, from component AT, in U's module:
- * function("NAME")..., plt[("NAME")][.return], statement(ADDR)... */
-static void match_in_module(struct up_ctx *u, int at)
-{
-	static const char *const ret[] = { "return" };
-	static const char *const abs_[] = { "absolute" };
-	const struct tr_probe_point *pp = u->pp;
-	const struct tr_component *c;
-	struct elab *e = u->e;
-	struct stat st;
-
-	if (at >= pp->comps.n)
-		return;
-	c = pp->comps.v[at];
-	u->ino = stat(u->module, &st) == 0 ? (uint64_t)st.st_ino : 0;
-	if (!strcmp(c->name, "function") && c->arg && c->arg->kind == N_STR) {
-		match_functions(u, c->arg->str, at + 1);
-		return;
-	}
-	if (tr_sdt_match(e->s, pp, at, u->module, u->qual, up_mark, u))
-		return;
-	if (!strcmp(c->name, "plt") && (!c->arg || c->arg->kind == N_STR)) {
-		for (u->ret = false; ; u->ret = true) {
-			if (tail_matches(pp, at + 1, ret, u->ret))
-				maptap_uprobe_plt(u->module, c->arg ?
-						  c->arg->str : "*", up_plt, u);
-			if (u->ret)
-				break;
-		}
-		u->ret = false;
-		return;
-	}
-	if (!strcmp(c->name, "statement") && c->arg &&
-	    c->arg->kind == N_STR && tail_matches(pp, at + 1, ret, 0)) {
-		/* "*@FILE:LINE" (the function part is not checked) */
-		const char *spec = strchr(c->arg->str, '@');
-		const char *colon = spec ? strrchr(spec, ':') : NULL;
-
-		if (!colon || colon[1] < '0' || colon[1] > '9')
-			return;
-		maptap_uprobe_dwarf_lines(u->module, arena_printf(&e->s->arena,
-					  "%.*s", (int)(colon - spec - 1),
-					  spec + 1), atoi(colon + 1), up_line,
-					  u);
-		return;
-	}
-	if (!strcmp(c->name, "statement") && c->arg && c->arg->kind == N_NUM) {
-		struct tr_dprobe *dp;
-		bool absolute = tail_matches(pp, at + 1, abs_, 1);
-
-		if (!absolute && !tail_matches(pp, at + 1, ret, 0))
-			return;
-		dp = push_uprobe(u, arena_printf(&e->s->arena,
-				 "%s.statement(0x%" PRIx64 ")%s", u->qual,
-				 (uint64_t)c->arg->num,
-				 absolute ? ".absolute" : ""),
-				 (uint64_t)c->arg->num);
-		dp->up_abs = absolute;
-		dp->up_func = "";
-	}
-}
-
-struct needed {
-	struct tr_session *s;
-	struct ptr_vec *libs;
-};
-
-static int add_needed(const char *name, void *arg)
-{
-	struct needed *n = arg;
-	const char *lib = resolve_file(n->s, name);
-	int i;
-
-	if (!lib)
-		return 0;
-	for (i = 0; i < n->libs->n; i++)
-		if (!strcmp(n->libs->v[i], lib))
-			return 0;
-	if (n->libs->n < 512)
-		vec_push(&n->s->arena, n->libs, (void *)lib);
-	return 0;
-}
-
-/* Into LIBS: the libraries EXE needs, and theirs, breadth first. */
-static void needed_closure(struct tr_session *s, const char *exe,
-			   struct ptr_vec *libs)
-{
-	struct needed n = { s, libs };
-	int i;
-
-	maptap_uprobe_needed(exe, add_needed, &n);
-	for (i = 0; i < libs->n; i++)
-		maptap_uprobe_needed(libs->v[i], add_needed, &n);
-}
-
-/* process[("PATH")|(PID)][.library("LIB")].function("NAME")[.return],
- * process[..].statement(ADDR)[.absolute], process[..][.library(..)].plt
- * [("NAME")][.return]: each function, PLT entry or statement a probe of
- * its own (docs/probes.md). */
-static void match_uprobe(struct elab *e, const struct tr_probe_point *pp,
-			 const char *path, int64_t pid, struct ptr_vec *out)
-{
-	const struct tr_component *c;
-	struct up_ctx u = { e, pp, out, NULL, NULL, 0, NULL, false, false,
-			    NULL, 0, 0, { 0 } };
-	const char *exe, *direct;
-	struct ptr_vec libs = { 0 };
-	int i;
-
-	exe = path ? resolve_file(e->s, path) : target_exe(e->s, pid);
-	if (!exe)
-		return;
-	u.qual = arena_printf(&e->s->arena, "process(\"%s\")", exe);
-	u.module = exe;
-	c = pp->comps.v[1];
-	if (strcmp(c->name, "library") || !c->arg || c->arg->kind != N_STR ||
-	    pp->comps.n < 3) {
-		match_in_module(&u, 1);
-		return;
-	}
-	/* .library("LIB"): the libraries PATH loads (DT_NEEDED, searched
-	 * as the dynamic linker's defaults), by path or base name; a name
-	 * without a wildcard is also searched directly (a dlopen'ed one). */
-	needed_closure(e->s, exe, &libs);
-	if (!has_glob(c->arg->str)) {
-		const char *lib = resolve_file(e->s, c->arg->str);
-
-		if (lib)
-			vec_push(&e->s->arena, &libs, (void *)lib);
-	}
-	direct = has_glob(c->arg->str) ? NULL : resolve_file(e->s, c->arg->str);
-	for (i = 0; i < libs.n; i++) {
-		const char *lib = libs.v[i], *base = strrchr(lib, '/');
-		int k;
-
-		if (fnmatch(c->arg->str, lib, 0) != 0 &&
-		    fnmatch(c->arg->str, base ? base + 1 : lib, 0) != 0 &&
-		    (!direct || strcmp(direct, lib)))
-			continue;
-		for (k = 0; k < i && strcmp(libs.v[k], lib); k++)
-			;
-		if (k < i)
-			continue;	/* twice in the list */
-		u.module = lib;
-		u.proc_path = exe;
-		u.qual = arena_printf(&e->s->arena,
-				      "process(\"%s\").library(\"%s\")", exe,
-				      lib);
-		match_in_module(&u, 2);
-	}
-}
-
-static void set_all_syscalls(struct tr_dprobe *dp)
-{
-	dp->all_syscalls = true;
-	memset(dp->syscalls, 0xff, sizeof(dp->syscalls));
-}
-
-/* process[("PATH")|(PID)].begin|end|thread.begin|thread.end|
- * syscall[.return] */
-static void match_process(struct elab *e, const struct tr_probe_point *pp,
-			  struct ptr_vec *out)
-{
-	static const struct {
-		const char *names[2];
-		int n;
-		enum probe_kind kind;
-		int point;
-	} pts[] = {
-		{ { "begin" }, 1, PK_PROCESS, TR_PROC_BEGIN },
-		{ { "end" }, 1, PK_PROCESS, TR_PROC_END },
-		{ { "thread", "begin" }, 2, PK_PROCESS, TR_THREAD_BEGIN },
-		{ { "thread", "end" }, 2, PK_PROCESS, TR_THREAD_END },
-		{ { "syscall" }, 1, PK_SYSCALL, 0 },
-		{ { "syscall", "return" }, 2, PK_SYSCALL, 1 },
-	};
-	const struct tr_component *c0 = pp->comps.v[0];
-	const char *qual = "process", *path = NULL;
-	int64_t pid = 0;
-	size_t i;
-
-	if (!glob_match(c0->name, "process"))
-		return;
-	if (c0->arg && c0->arg->kind == N_NUM) {
-		pid = c0->arg->num;
-		if (pid < 2) {
-			tr_sema_error(e->s, c0->tok, "process pid must be "
-				      "greater than 1");
-			return;
-		}
-		qual = arena_printf(&e->s->arena, "process(%" PRId64 ")", pid);
-	} else if (c0->arg) {
-		path = resolve_exe(e->s, c0->arg->str);
-		qual = arena_printf(&e->s->arena, "process(\"%s\")", path);
-	}
-	for (i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
-		struct tr_dprobe *dp;
-		const char *name;
-
-		if (!tail_matches(pp, 1, pts[i].names, pts[i].n))
-			continue;
-		name = arena_printf(&e->s->arena, "%s.%s%s%s", qual,
-				    pts[i].names[0], pts[i].n > 1 ? "." : "",
-				    pts[i].n > 1 ? pts[i].names[1] : "");
-		dp = push_point(e, pp, pts[i].kind, name, out);
-		dp->proc_path = path;
-		dp->proc_pid = pid;
-		if (pts[i].kind == PK_PROCESS) {
-			dp->proc_point = (enum tr_proc_point)pts[i].point;
-		} else {
-			dp->is_return = pts[i].point;
-			set_all_syscalls(dp);
-		}
-	}
-	match_uprobe(e, pp, c0->arg && c0->arg->kind == N_STR ?
-		     c0->arg->str : NULL, pid, out);
-}
-
-/* maptap.syscall("NAME-GLOB"|NR)[.return]: the calls of the native
- * table whose name matches; "*" also takes the numbers it does not
- * know. */
-static void match_syscall(struct elab *e, const struct tr_probe_point *pp,
-			  struct ptr_vec *out)
-{
-	static const char *const ret[] = { "return" };
-	const struct tr_component *c = pp->comps.v[1];
-	const struct maptap_syscall *tab;
-	struct tr_dprobe dp0 = { 0 }, *dp;
-	unsigned n, i;
-	bool any = false;
-	int r;
-
-	if (!c->arg || !glob_match(c->name, "syscall"))
-		return;
-	tab = maptap_syscall_table(maptap_syscall_native_arch(), &n);
-	for (i = 0; i < n; i++) {
-		bool hit = c->arg->kind == N_NUM ? tab[i].nr == c->arg->num :
-			   glob_match(c->arg->str, tab[i].name);
-
-		if (hit && tab[i].nr >= 0 &&
-		    tab[i].nr < MAPTAP_SYSCALL_SET_BITS) {
-			dp0.syscalls[tab[i].nr / 64] |=
-				1ull << (tab[i].nr % 64);
-			any = true;
-		}
-	}
-	if (c->arg->kind == N_NUM && c->arg->num >= 0 &&
-	    c->arg->num < MAPTAP_SYSCALL_SET_BITS) {
-		dp0.syscalls[c->arg->num / 64] |= 1ull << (c->arg->num % 64);
-		any = true;
-	}
-	if (c->arg->kind == N_STR && !strcmp(c->arg->str, "*")) {
-		set_all_syscalls(&dp0);
-		any = true;
-	}
-	if (!any)
-		return;
-	for (r = 0; r < 2; r++) {
-		if (!tail_matches(pp, 2, ret, r))
-			continue;
-		dp = push_point(e, pp, PK_SYSCALL, pp_name(e->s, pp), out);
-		dp->is_return = r;
-		dp->all_syscalls = dp0.all_syscalls;
-		memcpy(dp->syscalls, dp0.syscalls, sizeof(dp->syscalls));
-	}
-}
-
-static void push_event(struct elab *e, const struct tr_probe_point *pp,
-		       const char *name, uint32_t events, struct ptr_vec *out)
-{
-	struct tr_dprobe *dp = push_point(e, pp, PK_EVENT, name, out);
-
-	dp->events = events;
-}
-
-/* maptap.vma.KIND, maptap.module.load|unload, maptap.process.KIND,
- * maptap.event, maptap.syscall(..): one probe per concrete point a
- * wildcard matches, so pp() names the point that fired. */
-static void match_maptap(struct elab *e, const struct tr_probe_point *pp,
-			 struct ptr_vec *out)
-{
-	static const char *const mod[] = { "load", "unload" };
-	const struct tr_component *c0 = pp->comps.v[0];
-	const char *w[2];
-	size_t i;
-
-	if (c0->arg || !glob_match(c0->name, "maptap"))
-		return;
-	match_syscall(e, pp, out);
-	w[0] = "event";
-	if (tail_matches(pp, 1, w, 1))
-		push_event(e, pp, "maptap.event", TR_EV_ALL, out);
-	for (i = 0; i < sizeof(vma_kinds) / sizeof(vma_kinds[0]); i++) {
-		w[0] = "vma";
-		w[1] = vma_kinds[i];
-		if (tail_matches(pp, 1, w, 2))
-			push_event(e, pp, arena_printf(&e->s->arena,
-				   "maptap.vma.%s", w[1]), 1u << i, out);
-	}
-	for (i = 0; i < 2; i++) {
-		w[0] = "module";
-		w[1] = mod[i];
-		if (tail_matches(pp, 1, w, 2))
-			push_event(e, pp, arena_printf(&e->s->arena,
-				   "maptap.module.%s", w[1]),
-				   i ? TR_EV_MODULE_UNLOAD : TR_EV_MODULE_LOAD,
-				   out);
-	}
-	for (i = 0; i < sizeof(proc_kinds) / sizeof(proc_kinds[0]); i++) {
-		w[0] = "process";
-		w[1] = proc_kinds[i];
-		if (tail_matches(pp, 1, w, 2))
-			push_event(e, pp, arena_printf(&e->s->arena,
-				   "maptap.process.%s", w[1]),
-				   1u << (MAPTAP_EV_ATTACH + i), out);
-	}
 }
 
 /* ---- sampling points (docs/profile.md) ---- */
@@ -1602,7 +831,7 @@ static bool perf_supported(struct elab *e, const struct tr_probe_point *pp,
 	ok = maptap_profile_probe(p, type, config) == 0;
 	if (!ok && !pp->optional)
 		tr_sema_error(e->s, pp->tok, "probe point %s: %s",
-			      pp_name(e->s, pp), maptap_profile_errmsg(p));
+			      tr_pp_name(e->s, pp), maptap_profile_errmsg(p));
 	maptap_profiler_free(p);
 	return ok;
 }
@@ -1627,8 +856,8 @@ static void match_perf(struct elab *e, const struct tr_probe_point *pp,
 	c2 = pp->comps.n > 2 ? pp->comps.v[2] : NULL;
 	if (comp_is(pp, 0, "timer") && comp_is(pp, 1, "profile") &&
 	    !c0->arg && !c1->arg &&
-	    (pp->comps.n == 2 || tail_matches(pp, 2, tick, 1))) {
-		dp = push_point(e, pp, PK_PERF, pp->comps.n == 2 ?
+	    (pp->comps.n == 2 || tr_tail_matches(pp, 2, tick, 1))) {
+		dp = tr_push_point(e, pp, PK_PERF, pp->comps.n == 2 ?
 				"timer.profile" : "timer.profile.tick", out);
 		dp->perf_type = PERF_TYPE_SOFTWARE;
 		dp->perf_config = PERF_COUNT_SW_CPU_CLOCK;
@@ -1674,7 +903,7 @@ static void match_perf(struct elab *e, const struct tr_probe_point *pp,
 	}
 	if (!perf_supported(e, pp, type, config) && pp->optional)
 		return;
-	dp = push_point(e, pp, PK_PERF, pp_name(e->s, pp), out);
+	dp = tr_push_point(e, pp, PK_PERF, tr_pp_name(e->s, pp), out);
 	dp->perf_type = type;
 	dp->perf_config = config;
 	dp->perf_period = period;
@@ -1687,8 +916,8 @@ static void match_target_points(struct elab *e,
 {
 	if (pp->comps.n < 2)
 		return;
-	match_process(e, pp, out);
-	match_maptap(e, pp, out);
+	tr_match_process(e, pp, out);
+	tr_match_maptap(e, pp, out);
 	match_perf(e, pp, out);
 }
 
@@ -1703,7 +932,7 @@ static bool alias_name_matches(const struct tr_probe_point *user,
 		const struct tr_component *u = user->comps.v[i];
 		const struct tr_component *a = name->comps.v[i];
 
-		if (!glob_match(u->name, a->name))
+		if (!tr_glob_match(u->name, a->name))
 			return false;
 		if ((u->arg == NULL) != (a->arg == NULL))
 			return false;
@@ -1740,8 +969,6 @@ static struct node *wrap_body(struct tr_session *s, struct node *first,
 static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
 			  struct tr_file *file, struct ptr_vec *out);
 
-static bool has_glob(const char *name);
-
 /* Expand the script's probe point PP through ALIAS, whose name NAME it
  * matched.  pn() is PP as the script writes it, or NAME when PP is a
  * wildcard (stap's pn(): "after wildcard expansion"). */
@@ -1750,12 +977,12 @@ static void expand_alias(struct elab *e, const struct tr_probe_point *pp,
 			 const struct tr_probe_point *name,
 			 struct ptr_vec *out)
 {
-	const char *origin = pp_name(e->s, pp);
+	const char *origin = tr_pp_name(e->s, pp);
 	struct ptr_vec targets = { 0 };
 	int i, k;
 
-	if (has_glob(origin))
-		origin = pp_name(e->s, name);
+	if (tr_has_glob(origin))
+		origin = tr_pp_name(e->s, name);
 
 	use_file(e, alias->file);
 	for (i = 0; i < alias->points.n; i++)
@@ -1764,9 +991,9 @@ static void expand_alias(struct elab *e, const struct tr_probe_point *pp,
 		struct tr_dprobe *dp = targets.v[k];
 
 		dp->origin = origin;
-		dp->alias = pp_name(e->s, name);
+		dp->alias = tr_pp_name(e->s, name);
 		dp->tok = pp->tok;
-		struct node *b = clone(e->s, alias->body);
+		struct node *b = tr_clone(e->s, alias->body);
 
 		b->file = alias->file;
 		if (alias->epilogue)
@@ -1776,17 +1003,17 @@ static void expand_alias(struct elab *e, const struct tr_probe_point *pp,
 			dp->prologue = dp->prologue ?
 				wrap_body(e->s, dp->prologue, b) : b;
 		if (alias->body2) {
-			b = clone(e->s, alias->body2);
+			b = tr_clone(e->s, alias->body2);
 			b->file = alias->file;
 			dp->epilogue = dp->epilogue ?
 				wrap_body(e->s, b, dp->epilogue) : b;
 		}
-		dp->cond = and_cond(e->s, dp->cond, clone(e->s, pp->cond));
+		dp->cond = and_cond(e->s, dp->cond, tr_clone(e->s, pp->cond));
 		vec_push(&e->s->arena, out, dp);
 	}
 }
 
-static bool has_glob(const char *name)
+bool tr_has_glob(const char *name)
 {
 	return strpbrk(name, "*?[{\\") != NULL;
 }
@@ -1801,7 +1028,7 @@ static bool head_matches(const struct tr_probe_point *pp,
 	for (i = 0; i < d->n_comps; i++) {
 		const struct tr_component *c = pp->comps.v[i];
 
-		if (!glob_match(c->name, d->comps[i]))
+		if (!tr_glob_match(c->name, d->comps[i]))
 			return false;
 	}
 	return true;
@@ -1822,7 +1049,7 @@ static void need_aliases(struct elab *e, const struct tr_probe_point *pp)
 		return;
 	for (i = 0; i < pp->comps.n; i++) {
 		c = pp->comps.v[i];
-		if (has_glob(c->name))
+		if (tr_has_glob(c->name))
 			break;
 		name = i ? arena_printf(&e->s->arena, "%s.%s", name, c->name) :
 		       c->name;
@@ -1831,13 +1058,13 @@ static void need_aliases(struct elab *e, const struct tr_probe_point *pp)
 		while ((d = tr_tapset_index_find(ix, TR_DEF_ALIAS, name,
 						 &pos)))
 			if (!e->files.v[d->file + 1] && head_matches(pp, d))
-				parse_tapset(e, d->file);
+				tr_parse_tapset(e, d->file);
 		return;
 	}
 	for (i = 0; i < ix->aliases.n; i++) {
 		d = ix->aliases.v[i];
 		if (!e->files.v[d->file + 1] && head_matches(pp, d))
-			parse_tapset(e, d->file);
+			tr_parse_tapset(e, d->file);
 	}
 }
 
@@ -1868,7 +1095,7 @@ static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
 		}
 	}
 	if (out->n == before && (dp = match_builtin(e, pp))) {
-		dp->cond = clone(e->s, pp->cond);
+		dp->cond = tr_clone(e->s, pp->cond);
 		vec_push(&e->s->arena, out, dp);
 	}
 	if (out->n == before)
@@ -1876,7 +1103,7 @@ static void resolve_point(struct elab *e, const struct tr_probe_point *pp,
 	if (out->n == before && !pp->optional) {
 		tr_sema_error(e->s, pp->tok, "while resolving probe point");
 		tr_sema_error(e->s, NULL, "no match for probe point %s",
-			      pp_name(e->s, pp));
+			      tr_pp_name(e->s, pp));
 	}
 	(void)file;
 	e->alias_depth--;
@@ -1907,7 +1134,7 @@ static void add_probe(struct elab *e, struct tr_probe *pr)
 			struct scope sc = { .e = e, .file = pr->file,
 					    .locals = &dp->locals, .dp = dp };
 
-			dp->body = combine(e, dp, clone(e->s, pr->body));
+			dp->body = combine(e, dp, tr_clone(e->s, pr->body));
 			dp->order = e->probe_order++;
 			if (dp->cond)
 				resolve(&sc, dp->cond, false);
@@ -1981,7 +1208,7 @@ int tr_elaborate(struct tr_session *s, struct tr_file *script)
 	e.out = arena_alloc(&s->arena, sizeof(*e.out));
 	s->elab = e.out;
 	vec_push(&s->arena, &e.files, script);
-	load_tapsets(&e);
+	tr_load_tapsets(&e);
 	if (s->parse_errors)
 		return -1;
 	script->used = true;

@@ -19,6 +19,10 @@
  * (maptap/report.h), with the stack of the thread that caused it when
  * the report wants one; the report is printed when tracing has ended,
  * after the end probes' output.
+ *
+ * Here: the session and its callbacks, the report, the processes seen,
+ * signals, launch and attach, the run.  Which probes an event fires,
+ * and the ordering and lifetime rules above, are fire.c's.
  */
 #include <config.h>
 
@@ -43,67 +47,7 @@
 #include "profile.h"
 #include "sdt_vars.h"
 #include "target.h"
-
-/* A process the run has seen become ready. */
-struct proc {
-	pid_t pid;
-	char *exe;		/* /proc/PID/exe at its begin */
-	char comm[32];		/* /proc/PID/comm then, for end probes */
-};
-
-/* Probes of one kind of point, in source order. */
-struct plist {
-	const struct tr_dprobe **v;
-	int n;
-};
-
-#define N_EVBITS (MAPTAP_EV_KIND_COUNT + 2)
-
-struct run {
-	struct tr_target pub;		/* I->tgt */
-	struct interp *I;
-	struct plist by_event[N_EVBITS];
-	struct plist by_point[4];	/* enum tr_proc_point */
-	struct plist syscalls;
-	struct plist perf;		/* PK_PERF */
-	struct plist uprobes;		/* breakpoint probes; id = index */
-	struct proc *procs;
-	size_t nprocs, cap;
-	/* The unloads of the current batch of events (one pid, one time:
-	 * one system call's changes); [0, sent) have fired. */
-	struct maptap_module_event *unloads;
-	size_t nunloads, unloads_cap, unloads_sent;
-	pid_t batch_pid;
-	uint64_t batch_ns;
-	struct maptap_report *rep;	/* --report; NULL without */
-	struct tr_profile *prof;	/* --profile; NULL without */
-	bool traced;			/* the launch or attach was made */
-	char **argv;			/* -c, split */
-	char *cmd_copy;			/* the words of ARGV */
-	bool launched;
-	bool began;			/* a process became ready (begin) */
-	bool killed_by_exit;		/* exit() ended the command */
-	bool failed;
-	bool signals_set;
-	struct sigaction saved[3];
-	/* the entry values of .return probes' calls in progress
-	 * (dwvars.h), oldest first */
-	struct tr_entry_frame **frames;
-	size_t nframes, frames_cap;
-	/* the registers at the entries of calls in progress, for entry
-	 * probes that read entry values (dwvars.h), oldest first */
-	struct entry_regs *eregs;
-	size_t neregs, eregs_cap;
-};
-
-/* A thread's registers at the entry of a call of probe DPI's function,
- * and that call's CFA (rsp + 8 there: above the return address). */
-struct entry_regs {
-	pid_t tid;
-	int dpi;
-	uint64_t cfa;
-	struct user_regs_struct regs;
-};
+#include "target_int.h"
 
 static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 
@@ -122,77 +66,6 @@ bool tr_target_wanted(const struct interp *I)
 	const struct driver_opts *o = I->s->opts;
 
 	return o && (o->target_cmd || o->target_pid);
-}
-
-/* ---- which probes fire ---- */
-
-static void plist_add(struct plist *l, const struct tr_dprobe *dp)
-{
-	const struct tr_dprobe **v = realloc(l->v, sizeof(*v) *
-					     (size_t)(l->n + 1));
-
-	if (!v)
-		return;
-	v[l->n++] = dp;
-	l->v = v;
-}
-
-static int cmp_order(const void *a, const void *b)
-{
-	const struct tr_dprobe *x = *(const struct tr_dprobe *const *)a;
-	const struct tr_dprobe *y = *(const struct tr_dprobe *const *)b;
-
-	return x->order - y->order;
-}
-
-static void sort_plist(struct plist *l)
-{
-	if (l->n > 1)
-		qsort(l->v, (size_t)l->n, sizeof(*l->v), cmp_order);
-}
-
-/* Sort the script's probes by what fires them, and the system calls
- * they need into OPTS. */
-static void index_probes(struct run *r, struct maptap_session_opts *so)
-{
-	const struct ptr_vec *pv = &r->I->el->probes;
-	int i, b, w;
-
-	for (i = 0; i < pv->n; i++) {
-		const struct tr_dprobe *dp = pv->v[i];
-
-		switch (dp->kind) {
-		case PK_EVENT:
-			for (b = 0; b < N_EVBITS; b++)
-				if (dp->events & (1u << b))
-					plist_add(&r->by_event[b], dp);
-			break;
-		case PK_PROCESS:
-			plist_add(&r->by_point[dp->proc_point], dp);
-			break;
-		case PK_PERF:
-			plist_add(&r->perf, dp);
-			break;
-		case PK_UPROBE:
-			plist_add(&r->uprobes, dp);
-			break;
-		case PK_SYSCALL:
-			plist_add(&r->syscalls, dp);
-			so->all_syscalls |= dp->all_syscalls;
-			for (w = 0; w < MAPTAP_SYSCALL_SET_WORDS; w++)
-				so->syscalls[w] |= dp->syscalls[w];
-			break;
-		default:
-			break;
-		}
-	}
-	for (b = 0; b < N_EVBITS; b++)
-		sort_plist(&r->by_event[b]);
-	for (b = 0; b < 4; b++)
-		sort_plist(&r->by_point[b]);
-	sort_plist(&r->syscalls);
-	sort_plist(&r->perf);
-	sort_plist(&r->uprobes);
 }
 
 /* ---- the report (--report) ---- */
@@ -256,8 +129,8 @@ static void report_event(struct run *r, const struct maptap_event *ev)
 /* A module event into the report.  Only one that a system call made can
  * be a dlopen or dlclose: the loads of a snapshot (attach, exec) and
  * the unloads at an exit take no stack. */
-static void report_module_event(struct run *r,
-				const struct maptap_module_event *me)
+void tr_report_module_event(struct run *r,
+			    const struct maptap_module_event *me)
 {
 	const struct maptap_frame *f = NULL;
 	unsigned n = 0;
@@ -297,7 +170,7 @@ static void report_print(struct run *r)
 
 /* ---- processes ---- */
 
-static struct proc *proc_find(struct run *r, pid_t pid)
+struct proc *tr_proc_find(struct run *r, pid_t pid)
 {
 	size_t i;
 
@@ -338,7 +211,7 @@ static void read_comm(pid_t pid, char *buf, size_t size)
 /* Remember PID's executable at its begin; returns the entry. */
 static struct proc *proc_begin(struct run *r, pid_t pid)
 {
-	struct proc *p = proc_find(r, pid);
+	struct proc *p = tr_proc_find(r, pid);
 
 	if (!p) {
 		if (r->nprocs == r->cap) {
@@ -360,9 +233,9 @@ static struct proc *proc_begin(struct run *r, pid_t pid)
 	return p;
 }
 
-static void proc_forget(struct run *r, pid_t pid)
+void tr_proc_forget(struct run *r, pid_t pid)
 {
-	struct proc *p = proc_find(r, pid);
+	struct proc *p = tr_proc_find(r, pid);
 
 	if (!p)
 		return;
@@ -371,231 +244,14 @@ static void proc_forget(struct run *r, pid_t pid)
 }
 
 /* process("PATH") / process(PID) of DP against process PID running EXE. */
-static bool proc_matches(const struct tr_dprobe *dp, pid_t pid,
-			 const char *exe)
+bool tr_proc_matches(const struct tr_dprobe *dp, pid_t pid,
+		     const char *exe)
 {
 	if (dp->proc_pid && dp->proc_pid != pid)
 		return false;
 	if (dp->proc_path && (!exe || strcmp(dp->proc_path, exe)))
 		return false;
 	return true;
-}
-
-/* ---- running handlers ---- */
-
-/* Script output goes to the stream after every handler; the stream is
- * flushed at process events (as the C log did), timers and the end. */
-static void output(struct interp *I, bool flush)
-{
-	if (flush) {
-		tr_interp_flush(I);
-		return;
-	}
-	tr_interp_output(I);
-}
-
-static void set_ctx(struct run *r, pid_t pid, pid_t tid, bool stopped)
-{
-	r->pub.pid = pid;
-	r->pub.tid = tid;
-	r->pub.stopped = stopped;
-}
-
-static void clear_ctx(struct run *r)
-{
-	set_ctx(r, 0, 0, false);
-	r->pub.ev = NULL;
-	r->pub.mev = NULL;
-	r->pub.sc = NULL;
-	r->pub.sample = NULL;
-	r->pub.up = NULL;
-	r->pub.entry = NULL;
-	r->pub.nentry = 0;
-	r->pub.entry_regs = NULL;
-	r->pub.comm = NULL;
-}
-
-/* exit() or too many errors: stop tracing as tr_target_finish() says. */
-static void after_handler(struct run *r)
-{
-	struct interp *I = r->I;
-
-	if (!I->exit_requested || r->killed_by_exit)
-		return;
-	r->killed_by_exit = r->launched;
-	maptap_session_request_detach(r->pub.sess, r->launched ? SIGKILL : 0);
-}
-
-static void fire(struct run *r, const struct plist *l, const char *exe,
-		 bool check_proc)
-{
-	struct interp *I = r->I;
-	int i;
-
-	for (i = 0; i < l->n && !I->exit_requested; i++) {
-		if (check_proc && !proc_matches(l->v[i], r->pub.pid, exe))
-			continue;
-		tr_interp_run_probe(I, l->v[i]);
-		output(I, false);
-		after_handler(r);
-	}
-}
-
-/* Fire the probes of lifetime point PT for thread TID of process PID,
- * running EXE; COMM: its name when the task is gone, else NULL. */
-static void fire_point(struct run *r, enum tr_proc_point pt, pid_t pid,
-		       pid_t tid, bool stopped, const char *exe,
-		       const char *comm)
-{
-	const struct maptap_event *ev = r->pub.ev;
-
-	if (!r->by_point[pt].n)
-		return;
-	clear_ctx(r);
-	r->pub.ev = ev;
-	r->pub.comm = comm;
-	set_ctx(r, pid, tid, stopped);
-	fire(r, &r->by_point[pt], exe, true);
-}
-
-static void fire_module_event(struct run *r,
-			      const struct maptap_module_event *me)
-{
-	unsigned bit = me->kind == MAPTAP_MODULE_LOAD ? MAPTAP_EV_KIND_COUNT :
-		       MAPTAP_EV_KIND_COUNT + 1;
-
-	if (!r->by_event[bit].n || r->I->exit_requested)
-		return;
-	clear_ctx(r);
-	r->pub.mev = me;
-	set_ctx(r, me->pid, me->tid, true);
-	fire(r, &r->by_event[bit], NULL, false);
-	clear_ctx(r);
-}
-
-/* Start a new batch when EV is not of the current one: the unloads of
- * the last batch have all fired and are forgotten. */
-static void batch_begin(struct run *r, const struct maptap_event *ev)
-{
-	if (ev->pid == r->batch_pid && ev->time_ns == r->batch_ns)
-		return;
-	r->batch_pid = ev->pid;
-	r->batch_ns = ev->time_ns;
-	r->nunloads = r->unloads_sent = 0;
-}
-
-static int on_module_event(const struct maptap_module_event *me, void *arg)
-{
-	struct run *r = arg;
-	struct maptap_module_event *v;
-	size_t cap;
-
-	if (r->rep)
-		report_module_event(r, me);
-	if (me->kind == MAPTAP_MODULE_LOAD) {
-		fire_module_event(r, me);
-		return 0;
-	}
-	/* Its text is gone: so are its breakpoints. */
-	if (r->uprobes.n)
-		maptap_uprobe_forget(r->pub.sess, me->pid, me->module->lo,
-				     me->module->hi);
-	/* ME->module lives as long as the tracker, ME->syscall is the
-	 * syscall table's: a copy of the event stays valid. */
-	if (r->nunloads == r->unloads_cap) {
-		cap = r->unloads_cap ? 2 * r->unloads_cap : 8;
-		v = realloc(r->unloads, cap * sizeof(*v));
-		if (!v) {
-			fire_module_event(r, me);	/* early, not lost */
-			return 0;
-		}
-		r->unloads = v;
-		r->unloads_cap = cap;
-	}
-	r->unloads[r->nunloads++] = *me;
-	return 0;
-}
-
-/* Fire the unloads held since the last call. */
-static void fire_unloads(struct run *r)
-{
-	while (r->unloads_sent < r->nunloads)
-		fire_module_event(r, &r->unloads[r->unloads_sent++]);
-}
-
-/* The desc of an unmap of anonymous memory that was the bss of a module
- * unloaded earlier in this batch: munmap() of a library's whole span
- * comes as one unmap event per VMA in address order, so the module
- * layer has unloaded the instance at its last file-backed VMA and no
- * longer sees a bss after it.  The instance still resolves "as it was"
- * just before this batch (maptap_sym_lookup() with a time), and only an
- * instance unloaded in this batch is taken.  Returns whether DESC is
- * set. */
-static bool bss_of_unloaded(struct run *r, const struct maptap_event *ev,
-			    struct maptap_module_desc *desc)
-{
-	struct maptap_sym_info si;
-	const struct maptap_module_desc *w = &si.where;
-	size_t i;
-
-	if (ev->kind != MAPTAP_EV_UNMAP || ev->vma.inode || !r->nunloads ||
-	    ev->time_ns < 2 ||
-	    maptap_sym_lookup(r->pub.mods, ev->pid, ev->vma.start,
-			      ev->time_ns - 1, 0, &si) ||
-	    !w->has_segment || w->segment.kind != MAPTAP_SEG_BSS)
-		return false;
-	for (i = 0; i < r->nunloads; i++) {
-		const struct maptap_module_info *mi = r->unloads[i].module;
-
-		if (mi->path == w->module.path && mi->bias == w->module.bias) {
-			*desc = *w;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* The lifetime points an event means (the header comment's rules). */
-static void lifetime(struct run *r, const struct maptap_event *ev)
-{
-	struct proc *p;
-
-	switch (ev->kind) {
-	case MAPTAP_EV_EXEC:
-		if (!proc_find(r, ev->pid))
-			break;	/* -c's command before its first exec */
-		fire_point(r, TR_PROC_END, ev->pid, ev->tid, true,
-			   ev->old_path, NULL);
-		break;
-	case MAPTAP_EV_CLONE:
-		/* A vfork or CLONE_VM child is a process: its begin
-		 * comes from on_ready. */
-		if (r->by_point[TR_THREAD_BEGIN].n && ev->thread) {
-			p = proc_find(r, ev->pid);
-			fire_point(r, TR_THREAD_BEGIN, ev->pid, ev->child,
-				   false, p ? p->exe : NULL, NULL);
-		}
-		break;
-	case MAPTAP_EV_EXIT:
-		p = proc_find(r, ev->pid);
-		if (!p)
-			break;
-		if (!ev->group_exit) {
-			fire_point(r, TR_THREAD_END, ev->pid, ev->tid, false,
-				   p->exe, p->comm);
-			break;
-		}
-		fire_point(r, TR_PROC_END, ev->pid, ev->tid, false, p->exe,
-			   p->comm);
-		proc_forget(r, ev->pid);
-		break;
-	case MAPTAP_EV_DETACH:
-		if (ev->pid == ev->tid)
-			proc_forget(r, ev->pid);
-		break;
-	default:
-		break;
-	}
 }
 
 /* --profile: name the samples taken so far against the model as it is
@@ -842,16 +498,16 @@ static int on_uprobe(const struct maptap_uprobe_hit *h, void *arg)
 		return 0;
 	dp = r->uprobes.v[h->id];
 	if (dp->proc_path) {
-		p = proc_find(r, h->pid);
-		if (!proc_matches(dp, h->pid, p ? p->exe : NULL))
+		p = tr_proc_find(r, h->pid);
+		if (!tr_proc_matches(dp, h->pid, p ? p->exe : NULL))
 			return 0;
 	}
-	clear_ctx(r);
+	tr_clear_ctx(r);
 	r->pub.up = h;
-	set_ctx(r, h->pid, h->tid, true);
+	tr_set_ctx(r, h->pid, h->tid, true);
 	if (dp->is_return && !h->is_return) {
 		entry_save(r, dp, h);
-		clear_ctx(r);
+		tr_clear_ctx(r);
 		return 0;
 	}
 	if (dp->is_return && dp->up_entry.n)
@@ -864,9 +520,9 @@ static int on_uprobe(const struct maptap_uprobe_hit *h, void *arg)
 		r->pub.entry_regs = eregs_find(r, h->id, dp, h);
 	tr_interp_run_probe(r->I, dp);
 	tr_entry_frame_free(fr);
-	output(r->I, false);
-	after_handler(r);
-	clear_ctx(r);
+	tr_output(r->I, false);
+	tr_after_handler(r);
+	tr_clear_ctx(r);
 	return 0;
 }
 
@@ -881,42 +537,42 @@ static int on_event(const struct maptap_event *ev, void *arg)
 		profile_event(r, ev);
 	/* The module layer opens the mapped files now, while the target is
 	 * stopped at this event; its module events come during the call. */
-	batch_begin(r, ev);
-	if (maptap_modules_event(r->pub.mods, ev, &desc, on_module_event,
+	tr_batch_begin(r, ev);
+	if (maptap_modules_event(r->pub.mods, ev, &desc, tr_on_module_event,
 				 r) == 0 &&
-	    (desc.has_module || bss_of_unloaded(r, ev, &desc)))
+	    (desc.has_module || tr_bss_of_unloaded(r, ev, &desc)))
 		e.where = &desc;
 	if (r->rep)
 		report_event(r, &e);
 	if (r->uprobes.n)
 		place_uprobes(r, ev, e.where);
 	if (l->n && !r->I->exit_requested) {
-		clear_ctx(r);
+		tr_clear_ctx(r);
 		r->pub.ev = &e;
-		set_ctx(r, ev->pid, ev->tid, ev->kind != MAPTAP_EV_EXIT &&
+		tr_set_ctx(r, ev->pid, ev->tid, ev->kind != MAPTAP_EV_EXIT &&
 			ev->kind != MAPTAP_EV_DETACH);
-		fire(r, l, NULL, false);
+		tr_fire(r, l, NULL, false);
 	}
-	fire_unloads(r);
+	tr_fire_unloads(r);
 	if (!r->I->exit_requested)
-		lifetime(r, &e);
-	clear_ctx(r);
+		tr_lifetime(r, &e);
+	tr_clear_ctx(r);
 	if (ev->kind >= MAPTAP_EV_ATTACH)
-		output(r->I, true);
+		tr_output(r->I, true);
 	return 0;
 }
 
 static int on_syscall(const struct maptap_syscall_stop *st, void *arg)
 {
 	struct run *r = arg;
-	struct proc *p = proc_find(r, st->pid);
+	struct proc *p = tr_proc_find(r, st->pid);
 	const struct plist *l = &r->syscalls;
 	unsigned nr = (unsigned)st->nr;
 	int i;
 
-	clear_ctx(r);
+	tr_clear_ctx(r);
 	r->pub.sc = st;
-	set_ctx(r, st->pid, st->tid, true);
+	tr_set_ctx(r, st->pid, st->tid, true);
 	for (i = 0; i < l->n && !r->I->exit_requested; i++) {
 		const struct tr_dprobe *dp = l->v[i];
 
@@ -925,13 +581,13 @@ static int on_syscall(const struct maptap_syscall_stop *st, void *arg)
 		if (!dp->all_syscalls && (nr >= MAPTAP_SYSCALL_SET_BITS ||
 		    !(dp->syscalls[nr / 64] >> (nr % 64) & 1)))
 			continue;
-		if (!proc_matches(dp, st->pid, p ? p->exe : NULL))
+		if (!tr_proc_matches(dp, st->pid, p ? p->exe : NULL))
 			continue;
 		tr_interp_run_probe(r->I, dp);
-		output(r->I, false);
-		after_handler(r);
+		tr_output(r->I, false);
+		tr_after_handler(r);
 	}
-	clear_ctx(r);
+	tr_clear_ctx(r);
 	return 0;
 }
 
@@ -947,10 +603,10 @@ static void on_ready(pid_t pid, pid_t tid, enum maptap_ready_why why,
 	r->began = true;
 	if (r->I->exit_requested)
 		return;
-	fire_point(r, TR_PROC_BEGIN, pid, tid, why != MAPTAP_READY_FORK,
+	tr_fire_point(r, TR_PROC_BEGIN, pid, tid, why != MAPTAP_READY_FORK,
 		   p ? p->exe : NULL, NULL);
-	clear_ctx(r);
-	output(r->I, true);
+	tr_clear_ctx(r);
+	tr_output(r->I, true);
 }
 
 static void on_diag(const char *line, void *arg)
@@ -1118,12 +774,12 @@ static void fire_sample(const struct maptap_profile_sample *s,
 {
 	struct run *r = arg;
 	struct plist l = { (const struct tr_dprobe **)v, n };
-	struct proc *p = proc_find(r, s->pid);
+	struct proc *p = tr_proc_find(r, s->pid);
 	char path[64];
 
 	if (r->I->exit_requested)
 		return;
-	clear_ctx(r);
+	tr_clear_ctx(r);
 	r->pub.sample = s;
 	/* the last samples of a process are read at its exit, when /proc
 	 * may no longer show it: execname() is then its name at begin */
@@ -1131,9 +787,9 @@ static void fire_sample(const struct maptap_profile_sample *s,
 		 (int)s->tid);
 	if (p && access(path, F_OK) != 0)
 		r->pub.comm = p->comm;
-	set_ctx(r, s->pid, s->tid, false);
-	fire(r, &l, NULL, false);
-	clear_ctx(r);
+	tr_set_ctx(r, s->pid, s->tid, false);
+	tr_fire(r, &l, NULL, false);
+	tr_clear_ctx(r);
 }
 
 /* --profile and the script's sampling probes. */
@@ -1170,7 +826,7 @@ int tr_target_open(struct interp *I)
 	}
 	r->I = I;
 	r->pub.target_pid = o->target_pid;
-	index_probes(r, &so);
+	tr_index_probes(r, &so);
 	so.on_event = on_event;
 	so.on_diag = on_diag;
 	so.on_ready = on_ready;
@@ -1272,14 +928,14 @@ void tr_target_finish(struct interp *I, bool timeout)
 	if (r->failed)
 		return;
 	if (I->exit_requested)
-		after_handler(r);
+		tr_after_handler(r);
 	else if (timeout)
 		maptap_session_request_detach(r->pub.sess, r->launched ?
 					      SIGTERM : 0);
 	while (tr_target_wait(I, -1))
 		;
 	tr_profile_drain(r->prof);
-	output(I, true);
+	tr_output(I, true);
 }
 
 /* -v: what the stack walks cost (the report's and the script's). */

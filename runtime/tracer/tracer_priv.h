@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* tracer.h -- private: the session's objects and the ptrace state machine.
+/* tracer_priv.h -- private: the session's objects and the ptrace state machine.
  *
  * Objects: a session owns threads (one per traced tid, in a hash table),
  * processes (one per traced tgid) and address spaces (struct mt_mm, shared
@@ -200,7 +200,7 @@ struct maptap_session {
 	void *fault_arg;
 };
 
-/* session.c */
+/* diag.c */
 int mt_error(struct maptap_session *s, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void mt_diag(struct maptap_session *s, const char *fmt, ...)
@@ -216,12 +216,25 @@ int mt_emit(struct maptap_session *s, struct maptap_event *ev);
  * session (maptap/session.h, on_event): quiet from now on, and the run
  * returns RC, with a message in errmsg. */
 void mt_callback_stop(struct maptap_session *s, int rc, const char *who);
+
+/* threads.c */
 struct mt_thread *mt_thread_find(struct maptap_session *s, pid_t tid);
 struct mt_thread *mt_thread_add(struct maptap_session *s, pid_t tid,
 				struct mt_proc *proc);
 void mt_thread_del(struct maptap_session *s, struct mt_thread *t);
+struct mt_proc *mt_proc_find(struct maptap_session *s, pid_t pid);
+struct mt_proc *mt_proc_new(struct maptap_session *s, pid_t pid,
+			    struct mt_mm *mm);
+void mt_proc_del(struct maptap_session *s, struct mt_proc *p);
+struct mt_mm *mt_mm_new(void);
+void mt_mm_put(struct mt_mm *mm);
+/* Free every thread left in S's table, and the table (session end). */
+void mt_thread_table_free(struct maptap_session *s);
+
+/* lifecycle.c */
 void mt_gone_early_add(struct maptap_session *s, pid_t tid);
 bool mt_gone_early_take(struct maptap_session *s, pid_t tid);
+void mt_forget_lost(struct maptap_session *s, const char *why);
 
 /* waitq.c.  mt_wait_any(): the next stop to handle, oldest taken first;
  * with several threads traced, a waitpid(-1) that finds one takes every
@@ -234,13 +247,6 @@ pid_t mt_wait_any(struct maptap_session *s, int *status);
 bool mt_waitq_pop(struct maptap_session *s, pid_t *tid, int *status);
 bool mt_waitq_take(struct maptap_session *s, pid_t tid, int *status);
 void mt_waitq_free(struct maptap_session *s);
-void mt_forget_lost(struct maptap_session *s, const char *why);
-struct mt_proc *mt_proc_find(struct maptap_session *s, pid_t pid);
-struct mt_proc *mt_proc_new(struct maptap_session *s, pid_t pid,
-			    struct mt_mm *mm);
-void mt_proc_del(struct maptap_session *s, struct mt_proc *p);
-struct mt_mm *mt_mm_new(void);
-void mt_mm_put(struct mt_mm *mm);
 
 /* Where mt_set_fault()'s function is asked whether to fail. */
 enum mt_fault_site {
@@ -248,7 +254,7 @@ enum mt_fault_site {
 	MT_FAULT_REREAD,	/* mt_complete_call(), before it reads its
 				 * range again because the holes of the
 				 * last read reported sibling munmaps
-				 * (refresh.c, read_settled()) */
+				 * (siblings.c, mt_read_settled()) */
 	MT_FAULT_FULL,		/* mt_refresh_full(), before it reads */
 	MT_FAULT_WAIT,		/* mt_wait_blocking() (xol.c's wait for the
 				 * thread it runs a call in, launch.c's reap):
@@ -256,7 +262,7 @@ enum mt_fault_site {
 				 * interrupting that wait (EINTR) */
 };
 
-/* session.c: for tests only (testsuite/unit/test_errors.c).  From now
+/* diag.c: for tests only (testsuite/unit/test_errors.c).  From now
  * on, FN(ARG, SITE, T) is called where a refresh of S is about to read
  * the kernel's maps (T: the thread whose call completes, or NULL); a
  * non-zero return, a -errno, makes that refresh fail with it, as if
@@ -286,6 +292,28 @@ int mt_complete_call(struct maptap_session *s, struct mt_thread *t,
 void mt_resync(struct maptap_session *s, struct mt_proc *p, pid_t tid);
 void mt_check_main_stack(struct maptap_session *s, struct mt_proc *p,
 			 pid_t tid);
+/* The hint of an event of P's mm caused by thread TID's call SC (NULL:
+ * no call), timed now (refresh.c; siblings.c names events by it). */
+void mt_hint_init(struct maptap_mm_hint *h, struct mt_proc *p, pid_t tid,
+		  const struct maptap_syscall *sc);
+
+/* siblings.c: the calls of T's siblings in flight while T's mapping
+ * call completes (mt_complete_call()), over [LO, HI) of T's mm.
+ * mt_unmap_raced(): a placed mmap found memory the model still has
+ * there: report first the siblings' unmaps that freed it.
+ * mt_read_settled(): read s->buf again until no pending sibling munmap
+ * explains its holes (AGAIN: take reported ones again); 0 or a read's
+ * -errno.  mt_note_after(): tell the siblings' pending calls that T
+ * mapped there.  mt_unmap_exit(): T is a munmap: report it, then name
+ * what a read finds there since; 0 or a -errno. */
+void mt_unmap_raced(struct maptap_session *s, struct mt_thread *t,
+		    uint64_t lo, uint64_t hi);
+int mt_read_settled(struct maptap_session *s, struct mt_thread *t,
+		    uint64_t lo, uint64_t hi, bool again);
+void mt_note_after(struct maptap_session *s, struct mt_thread *t,
+		   uint64_t lo, uint64_t hi);
+int mt_unmap_exit(struct maptap_session *s, struct mt_thread *t,
+		  uint64_t lo, uint64_t hi);
 /* mt_verify() flags */
 #define MT_VERIFY_FULL 1u	/* the whole map now, whatever the rate */
 #define MT_VERIFY_STACK 2u	/* [stack] too: nothing can grow it now */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* ctx_impl.h -- the layout of struct maptap_script_ctx, shared by the
+/* ctx_priv.h -- the layout of struct maptap_script_ctx, shared by the
  * built-ins that keep state in it.  Private to runtime/script/. */
-#ifndef MAPTAP_RUNTIME_SCRIPT_CTX_IMPL_H
-#define MAPTAP_RUNTIME_SCRIPT_CTX_IMPL_H
+#ifndef MAPTAP_RUNTIME_SCRIPT_CTX_PRIV_H
+#define MAPTAP_RUNTIME_SCRIPT_CTX_PRIV_H
 
 #include <regex.h>
 #include <stdint.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* map_impl.h -- the layout of an associative array, shared by map.c
+/* map_priv.h -- the layout of an associative array, shared by map.c
  * (the hash table) and map_snap.c (foreach snapshots).  Private to
  * runtime/script/. */
-#ifndef MAPTAP_RUNTIME_SCRIPT_MAP_IMPL_H
-#define MAPTAP_RUNTIME_SCRIPT_MAP_IMPL_H
+#ifndef MAPTAP_RUNTIME_SCRIPT_MAP_PRIV_H
+#define MAPTAP_RUNTIME_SCRIPT_MAP_PRIV_H
 
 #include <stdbool.h>
 #include <stdint.h>
