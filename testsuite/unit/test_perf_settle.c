@@ -24,13 +24,13 @@
  * No target thread and no perf event: the "process" is a child of this
  * test that maps and unmaps on command (a pipe), and the records are
  * made here and fed to the perf source as if read from its rings
- * (mt_perf_test_record(), runtime/tracer/tracer.h).
+ * (mt_perf_test_record(), runtime/tracer/tracer_priv.h).
  */
 #include <config.h>
 
 #include <maptap/maptap.h>
 
-#include "../../runtime/tracer/tracer.h"
+#include "../../runtime/tracer/tracer_priv.h"
 #include "../lib/tap.h"
 
 #include <errno.h>
