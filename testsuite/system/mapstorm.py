@@ -222,10 +222,14 @@ def script_fail_storm(name):
          name + ": the target ran every round")
     t.no_verify_diffs(r, name)
     m = re.search(r"(\d+) seccomp, (\d+) syscall", r.stderr)
-    t.ok(m and int(m.group(1)) - int(m.group(2)) > ROUNDS // 2,
-         name + ": the lone thread's munmap, mprotect, madvise took no "
-         "exit stop (%s)"
-         % (m.group(0) if m else None))
+    if t.EVENTS == "perf":
+        # perfmode.py's rerun: the perf source stops no thread at all
+        t.skip(name + ": exit stops are ptrace's (--events=perf stops "
+               "nothing)")
+    else:
+        t.ok(m and int(m.group(1)) - int(m.group(2)) > ROUNDS // 2,
+             name + ": the lone thread's munmap, mprotect, madvise took "
+             "no exit stop (%s)" % (m.group(0) if m else None))
     events = []
     if os.path.exists(out):
         events = [json.loads(line) for line in open(out)]

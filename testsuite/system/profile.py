@@ -102,11 +102,18 @@ def measured(text):
     noisy VM equal work is not equal CPU time: a profile is right when
     it follows the CPU time (one run on an idle VM: 53.7/35.2 % of the
     samples in f60/f30 where their CPU time was as much apart)."""
-    m = re.findall(r"^p_spin shares ([\d.]+) ([\d.]+) ([\d.]+)$",
-                   text or "", re.M)
+    m = fn_cpu(text)
     if not m:
         return SHARES
-    return dict(zip(("f60", "f30", "f10"), map(float, m[-1])))
+    return {f: 100.0 * v / max(1, sum(m[-1].values()))
+            for f, v in m[-1].items()}
+
+
+def fn_cpu(text):
+    """[{function: CPU ns}] of each image's "p_spin fn_cpu_ns" line."""
+    return [dict(zip(("f60", "f30", "f10"), map(int, g)))
+            for g in re.findall(r"^p_spin fn_cpu_ns (\d+) (\d+) (\d+)$",
+                                text or "", re.M)]
 
 
 def check_shares(counts, name, text=None):
@@ -195,7 +202,7 @@ def check_exec():
     # against 43.3 % pinned to one CPU, where the 4-sigma bound is 6).
     # Equal work is not equal CPU time on a loaded VM (403 against 592
     # samples of f60 in a distcheck at load 13): each image prints the
-    # CPU time of its rounds (P_SPIN_TIME), and that is the split.
+    # CPU time each function took (P_SPIN_TIME), and that is the split.
     env = dict(os.environ, P_SPIN_TIME="1")
     run = t.maptap(["--profile", "-D", "PROFILE_DRAIN_MS=100000", "-D",
                     "PROFILE_PAGES=1024", "-D", "PROFILE_PERIOD=1000000",
@@ -205,18 +212,17 @@ def check_exec():
     if not t.eq(run.status, 0, "exec: exit status 0"):
         t.diag(run.stderr)
         return
-    cpu = [int(x) for x in re.findall(r"^p_spin wall_ns \d+ cpu_ns (\d+)$",
-                                      run.stderr, re.M)]
+    cpu = fn_cpu(run.stderr)
     if not t.eq(len(cpu), 2, "exec: both images report their CPU time"):
         t.diag(run.stderr)
         return
-    want = 100.0 * cpu[0] / max(1, cpu[0] + cpu[1])
     rows, _ = table(run, by_module=True)
     for f in SHARES:
         a, c = rows.get((f, b["exe"]), 0), rows.get((f, b["so"]), 0)
         # four standard deviations of a binomial share: sampling noise
         # alone, for f10's hundred samples too
         tol = 4 * 50.0 / max(1, a + c) ** 0.5
+        want = 100.0 * cpu[0][f] / max(1, cpu[0][f] + cpu[1][f])
         if not t.ok(a + c > 0 and abs(100.0 * a / (a + c) - want) <= tol,
                     "exec: %s is in the PIE before the exec and in the "
                     "library after, as their CPU times split (%d, %d; "

@@ -33,7 +33,7 @@
  * process has spent that much CPU time.  With
  * P_SPIN_TIME set in the environment, the program prints on stderr the
  * wall-clock and CPU time (ns) of its work, for bench/profile/run.py,
- * and the shares (%) of CPU time that rounds()' three functions took:
+ * and the CPU time (ns) that each of rounds()' three functions took:
  * on a noisy VM the same work is not the same CPU time.
  */
 #include <dlfcn.h>
@@ -107,14 +107,11 @@ static void report_time(void)
 	fprintf(stderr, "p_spin wall_ns %llu cpu_ns %llu\n",
 		(unsigned long long)(now_ns(CLOCK_MONOTONIC) - t0_wall),
 		(unsigned long long)(now_ns(CLOCK_PROCESS_CPUTIME_ID) - t0_cpu));
-	if (fn_cpu[0] + fn_cpu[1] + fn_cpu[2]) {
-		double all = (double)(fn_cpu[0] + fn_cpu[1] + fn_cpu[2]);
-
-		fprintf(stderr, "p_spin shares %.2f %.2f %.2f\n",
-			100.0 * (double)fn_cpu[0] / all,
-			100.0 * (double)fn_cpu[1] / all,
-			100.0 * (double)fn_cpu[2] / all);
-	}
+	if (fn_cpu[0] + fn_cpu[1] + fn_cpu[2])
+		fprintf(stderr, "p_spin fn_cpu_ns %llu %llu %llu\n",
+			(unsigned long long)fn_cpu[0],
+			(unsigned long long)fn_cpu[1],
+			(unsigned long long)fn_cpu[2]);
 }
 
 #ifdef WORK_LINKED
