@@ -71,6 +71,11 @@ int mt_emit(struct maptap_session *s, struct maptap_event *ev)
 	return 0;
 }
 
+int mt_emit_cb(const struct maptap_event *ev, void *arg)
+{
+	return mt_emit(arg, (struct maptap_event *)ev);
+}
+
 void mt_callback_stop(struct maptap_session *s, int rc, const char *who)
 {
 	if (s->quiet)

@@ -469,21 +469,6 @@ static bool open_failed(struct maptap_session *s, int err, pid_t pid)
 
 /* ---- the model ---- */
 
-static int emit_cb(const struct maptap_event *ev, void *arg)
-{
-	return mt_emit(arg, (struct maptap_event *)ev);
-}
-
-static int ensure_reader(struct maptap_session *s, struct mt_proc *p)
-{
-	int err;
-
-	if (p->mm->reader)
-		return 0;
-	err = maptap_maps_open(p->pid, s->opts.maps_source, &p->mm->reader);
-	return err == -ENOENT ? -ESRCH : err;
-}
-
 static void hint_of(struct maptap_mm_hint *h, struct mt_proc *p, pid_t tid,
 		    const struct maptap_syscall *sc, uint64_t time)
 {
@@ -555,7 +540,7 @@ static void apply_read(struct maptap_session *s, struct mt_proc *p,
 	struct maptap_vma *all = NULL;
 	size_t n;
 
-	if (ensure_reader(s, p))
+	if (mt_ensure_reader(s, p))
 		return;
 	hint_of(&h, p, tid, sc, time);
 	h.in_place = in_place;
@@ -574,7 +559,7 @@ static void apply_read(struct maptap_session *s, struct mt_proc *p,
 				return;
 		}
 		maptap_mm_update(p->mm->model, lo, hi, s->buf.v, s->buf.n, &h,
-				 emit_cb, s);
+				 mt_emit_cb, s);
 		return;
 	}
 	maptap_vma_buf_clear(&s->buf2);
@@ -608,10 +593,10 @@ static void apply_read(struct maptap_session *s, struct mt_proc *p,
 	h.move_new_len = hi2 - lo2;
 	if (lo < lo2)
 		maptap_mm_update2(p->mm->model, lo, hi, lo2, hi2, all, n, &h,
-				  emit_cb, s);
+				  mt_emit_cb, s);
 	else
 		maptap_mm_update2(p->mm->model, lo2, hi2, lo, hi, all, n, &h,
-				  emit_cb, s);
+				  mt_emit_cb, s);
 	free(all);
 }
 
@@ -664,7 +649,7 @@ static void apply_protect(struct maptap_session *s, struct mt_proc *p,
 	maptap_vma_buf_finish(&s->buf2);
 	hint_of(&h, p, tid, sc, time);
 	maptap_mm_update(p->mm->model, lo, hi, s->buf2.v, s->buf2.n, &h,
-			 emit_cb, s);
+			 mt_emit_cb, s);
 	touch(s->perf, p, lo, hi);
 }
 
@@ -759,7 +744,7 @@ static void pending_unmaps(struct maptap_session *s, struct mt_proc *p,
 			} else {
 				hint_of(&h, o->proc, o->tid, o->call, time);
 				maptap_mm_update(p->mm->model, a, b, NULL, 0,
-						 &h, emit_cb, s);
+						 &h, mt_emit_cb, s);
 				touch(s->perf, p, a, b);
 			}
 			o->reported = true;
@@ -781,7 +766,7 @@ static void pending_unmaps(struct maptap_session *s, struct mt_proc *p,
 		if (!n || o->reported)
 			continue;
 		hint_of(&h, o->proc, o->tid, o->call, time);
-		maptap_mm_update(p->mm->model, a, b, NULL, 0, &h, emit_cb, s);
+		maptap_mm_update(p->mm->model, a, b, NULL, 0, &h, mt_emit_cb, s);
 		touch(s->perf, p, a, b);
 		o->reported = true;
 	}
@@ -809,7 +794,7 @@ static void unmap_exit(struct maptap_session *s, struct mt_thread *t,
 		 * when a mapping came after it ran; else all of it now. */
 		if (!t->reported) {
 			maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h,
-					 emit_cb, s);
+					 mt_emit_cb, s);
 			touch(s->perf, p, lo, hi);
 		}
 		return;
@@ -817,7 +802,7 @@ static void unmap_exit(struct maptap_session *s, struct mt_thread *t,
 	if (n > 4) {	/* too many to tell apart: the kernel's now */
 		if (!t->reported)
 			maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h,
-					 emit_cb, s);
+					 mt_emit_cb, s);
 		apply_read(s, p, t->tid, sc, time, lo, hi, 0, 0, false);
 		return;
 	}
@@ -835,7 +820,7 @@ static void unmap_exit(struct maptap_session *s, struct mt_thread *t,
 			x = t->after[i].hi;
 			continue;
 		}
-		maptap_mm_update(p->mm->model, x, y, NULL, 0, &h, emit_cb, s);
+		maptap_mm_update(p->mm->model, x, y, NULL, 0, &h, mt_emit_cb, s);
 		touch(s->perf, p, x, y);
 		x = y;
 	}
@@ -969,7 +954,7 @@ static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 		h.fresh_lo = v.start;
 		h.fresh_hi = v.end;
 	}
-	maptap_mm_update(p->mm->model, v.start, v.end, &v, 1, &h, emit_cb, s);
+	maptap_mm_update(p->mm->model, v.start, v.end, &v, 1, &h, mt_emit_cb, s);
 	touch(s->perf, p, v.start, v.end);
 	s->stats.map_calls++;
 }
@@ -993,7 +978,7 @@ static void apply_brk(struct maptap_session *s, struct mt_proc *p, pid_t tid,
 	hint_of(&h, p, tid, sc, time);
 	h.in_place = true;
 	maptap_mm_update(p->mm->model, PAGE_UP(now), PAGE_UP(old), NULL, 0,
-			 &h, emit_cb, s);
+			 &h, mt_emit_cb, s);
 	touch(s->perf, p, PAGE_UP(now), PAGE_UP(old));
 }
 
@@ -1048,7 +1033,7 @@ static void apply_mremap(struct maptap_session *s, struct mt_proc *p,
 			s->buf2.v[s->buf2.n - 1].end = a + nlen;
 		hi = a + (nlen > olen ? nlen : olen);
 		maptap_mm_update(p->mm->model, a, hi, s->buf2.v, s->buf2.n,
-				 &h, emit_cb, s);
+				 &h, mt_emit_cb, s);
 		touch(s->perf, p, a, hi);
 		return;
 	}
@@ -1066,7 +1051,7 @@ static void apply_mremap(struct maptap_session *s, struct mt_proc *p,
 		/* Only the new range changes (or an overlap no mremap(2)
 		 * accepts): no move event. */
 		maptap_mm_update(p->mm->model, new, new + nlen, s->buf2.v,
-				 s->buf2.n, &h, emit_cb, s);
+				 s->buf2.n, &h, mt_emit_cb, s);
 		touch(s->perf, p, new, new + nlen);
 		return;
 	}
@@ -1076,10 +1061,10 @@ static void apply_mremap(struct maptap_session *s, struct mt_proc *p,
 	h.move_new_len = nlen;
 	if (a < new)
 		maptap_mm_update2(p->mm->model, a, a + olen, new, new + nlen,
-				  s->buf2.v, s->buf2.n, &h, emit_cb, s);
+				  s->buf2.v, s->buf2.n, &h, mt_emit_cb, s);
 	else
 		maptap_mm_update2(p->mm->model, new, new + nlen, a, a + olen,
-				  s->buf2.v, s->buf2.n, &h, emit_cb, s);
+				  s->buf2.v, s->buf2.n, &h, mt_emit_cb, s);
 	touch(s->perf, p, a, a + olen);
 	touch(s->perf, p, new, new + nlen);
 	return;
@@ -1359,7 +1344,7 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 		hint_of(&h, p, (pid_t)pid, NULL, time);
 		h.snapshot = true;
 		maptap_mm_update(p->mm->model, 0, MT_TOP, s->buf2.v, s->buf2.n,
-				 &h, emit_cb, s);
+				 &h, mt_emit_cb, s);
 	}
 	mt_ready(s, p, (pid_t)pid, MAPTAP_READY_FORK);
 }
@@ -1400,7 +1385,7 @@ static void exec_specials(struct maptap_session *s, struct mt_proc *p,
 	hint_of(&h, p, p->pid, NULL, time);
 	h.snapshot = true;
 	maptap_mm_update(p->mm->model, lo, MT_TOP, s->buf.v, s->buf.n, &h,
-			 emit_cb, s);
+			 mt_emit_cb, s);
 }
 
 static void on_exec(struct maptap_session *s, struct mt_proc *p,
@@ -1625,7 +1610,7 @@ static uint64_t vmas_hash(const struct maptap_vma *v, size_t n)
 static int read_range(struct maptap_session *s, struct mt_proc *p,
 		      uint64_t lo, uint64_t hi)
 {
-	int err = ensure_reader(s, p);
+	int err = mt_ensure_reader(s, p);
 
 	if (err)
 		return err;
@@ -1655,7 +1640,7 @@ static bool check_read(struct maptap_session *s, struct mt_proc *p,
 		hint_of(&h, p, p->pid, NULL, mt_now_ns());
 		h.in_place = true;
 		maptap_mm_update(p->mm->model, lo, hi, s->buf.v, s->buf.n, &h,
-				 emit_cb, s);
+				 mt_emit_cb, s);
 		s->stats.confirm_resyncs++;
 	}
 	return true;

@@ -25,12 +25,8 @@
 #define PAGE_DOWN(a) ((a) & ~4095ULL)
 #define PAGE_UP(a) (((a) + 4095ULL) & ~4095ULL)
 
-static int emit_cb(const struct maptap_event *ev, void *arg)
-{
-	return mt_emit(arg, (struct maptap_event *)ev);
-}
-
-static int ensure_reader(struct maptap_session *s, struct mt_proc *p)
+/* P's maps reader, opened on first use; -ESRCH when P is gone. */
+int mt_ensure_reader(struct maptap_session *s, struct mt_proc *p)
 {
 	int err;
 
@@ -57,7 +53,7 @@ static int refresh_full(struct maptap_session *s, struct mt_proc *p,
 			pid_t tid, bool snapshot)
 {
 	struct maptap_mm_hint h;
-	int err = ensure_reader(s, p);
+	int err = mt_ensure_reader(s, p);
 
 	if (!err && s->fault)
 		err = s->fault(s->fault_arg, MT_FAULT_FULL, NULL);
@@ -71,7 +67,7 @@ static int refresh_full(struct maptap_session *s, struct mt_proc *p,
 	mt_hint_init(&h, p, tid, NULL);
 	h.snapshot = snapshot;
 	return maptap_mm_update(p->mm->model, 0, MT_TOP, s->buf.v, s->buf.n,
-				&h, emit_cb, s);
+				&h, mt_emit_cb, s);
 }
 
 /* The range a brk call touched: between the old break and the new one.
@@ -160,7 +156,7 @@ static void stack_at(struct maptap_session *s, struct mt_proc *p, pid_t tid,
 	mt_hint_init(&h, p, tid, NULL);
 	h.in_place = true;
 	maptap_mm_update(p->mm->model, lo, hi, s->buf2.v, s->buf2.n, &h,
-			 emit_cb, s);
+			 mt_emit_cb, s);
 }
 
 /* After a call: the VMA under the thread's stack pointer at its entry,
@@ -186,7 +182,7 @@ void mt_check_main_stack(struct maptap_session *s, struct mt_proc *p,
 {
 	long at = 0;
 
-	if (ensure_reader(s, p))
+	if (mt_ensure_reader(s, p))
 		return;
 	/* mm->start_stack (field 28 of /proc/PID/stat, shown to a tracer)
 	 * lies in the main stack's VMA for the life of the image. */
@@ -204,7 +200,7 @@ static int complete_call(struct maptap_session *s, struct mt_thread *t,
 	struct mt_proc *p = t->proc;
 	struct maptap_mm_hint h;
 	uint64_t lo, hi, lo2, hi2;
-	int r, err = ensure_reader(s, p);
+	int r, err = mt_ensure_reader(s, p);
 
 	if (!err && s->fault)
 		err = s->fault(s->fault_arg, MT_FAULT_CALL, t);
@@ -223,7 +219,7 @@ static int complete_call(struct maptap_session *s, struct mt_thread *t,
 			return err;
 		s->stats.full_reads++;
 		err = maptap_mm_update(p->mm->model, 0, MT_TOP, s->buf.v,
-				       s->buf.n, &h, emit_cb, s);
+				       s->buf.n, &h, mt_emit_cb, s);
 	} else if (r == 1) {
 		/* A sibling's munmap exit reported this mapping already
 		 * (mt_unmap_exit()): only later changes are left. */
@@ -255,7 +251,7 @@ static int complete_call(struct maptap_session *s, struct mt_thread *t,
 		}
 		if (lo2 == hi2) {
 			err = maptap_mm_update(p->mm->model, lo, hi, s->buf.v,
-					       s->buf.n, &h, emit_cb, s);
+					       s->buf.n, &h, mt_emit_cb, s);
 		} else {
 			struct maptap_vma *all;
 			ssize_t n;
@@ -275,11 +271,11 @@ static int complete_call(struct maptap_session *s, struct mt_thread *t,
 			if (lo < lo2)
 				err = maptap_mm_update2(p->mm->model, lo, hi,
 							lo2, hi2, all, (size_t)n,
-							&h, emit_cb, s);
+							&h, mt_emit_cb, s);
 			else
 				err = maptap_mm_update2(p->mm->model, lo2, hi2,
 							lo, hi, all, (size_t)n,
-							&h, emit_cb, s);
+							&h, mt_emit_cb, s);
 			free(all);
 		}
 	}
@@ -414,7 +410,7 @@ static void verify_range(struct maptap_session *s, struct mt_proc *p,
 	mt_hint_init(&h, p, p->pid, NULL);
 	h.in_place = true;
 	maptap_mm_update(p->mm->model, lo, hi, s->buf.v, s->buf.n, &h,
-			 emit_cb, s);
+			 mt_emit_cb, s);
 }
 
 /* The least time between two full checks of one mm, and how many times
@@ -444,7 +440,7 @@ void mt_verify(struct maptap_session *s, struct mt_proc *p,
 	/* Nor while a late thread (in a call entered before the attach)
 	 * may change the maps before its first stop. */
 	if (p->mm->in_call > 1 || p->mm->stale || late_in(s, p->mm) ||
-	    ensure_reader(s, p))
+	    mt_ensure_reader(s, p))
 		return;
 	if (p->mm->untraced) {
 		/* A thread maptap let go of shares this mm and changes it

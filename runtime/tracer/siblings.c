@@ -26,11 +26,6 @@
 #define PAGE_UP(a) (((a) + 4095ULL) & ~4095ULL)
 
 /* As refresh.c's and perf_source.c's: the model's events to the session. */
-static int emit_cb(const struct maptap_event *ev, void *arg)
-{
-	return mt_emit(arg, (struct maptap_event *)ev);
-}
-
 static int count_vma(const struct maptap_vma *v, void *arg)
 {
 	(void)v;
@@ -166,7 +161,7 @@ static int report_pending_unmaps(struct maptap_session *s,
 				continue;
 			mt_hint_init(&h, p, o->tid, o->call);
 			maptap_mm_update(p->mm->model, a, b, NULL, 0, &h,
-					 emit_cb, s);
+					 mt_emit_cb, s);
 			o->reported = true;
 			n_rep++;
 			/* It ran: its thread's own earlier mappings there
@@ -213,7 +208,7 @@ void mt_unmap_raced(struct maptap_session *s, struct mt_thread *t,
 	}
 	for (x = lo; next_uncovered(x, hi, r, (size_t)t->n_after, &x, &y);
 	     x = y)
-		maptap_mm_update(p->mm->model, x, y, NULL, 0, &h, emit_cb, s);
+		maptap_mm_update(p->mm->model, x, y, NULL, 0, &h, mt_emit_cb, s);
 }
 
 /* Read [LO, HI) of T's mm into s->buf again, after holes_raced()
@@ -448,7 +443,7 @@ static int unmap_holes(struct maptap_session *s, struct mt_thread *t,
 			next = hi;
 		if (at < next) {
 			err = maptap_mm_update(t->proc->mm->model, at, next,
-					       NULL, 0, hint, emit_cb, s);
+					       NULL, 0, hint, mt_emit_cb, s);
 			if (err < 0)
 				return err;
 		}
@@ -478,7 +473,7 @@ static int name_found(struct maptap_session *s, struct mt_thread *t,
 			continue;
 		mt_hint_init(&h, t->proc, t->after[i].tid, t->after[i].sc);
 		err = maptap_mm_update(t->proc->mm->model, a, b, s->buf.v,
-				       s->buf.n, &h, emit_cb, s);
+				       s->buf.n, &h, mt_emit_cb, s);
 		if (err < 0)
 			return err;
 	}
@@ -490,7 +485,7 @@ static int name_found(struct maptap_session *s, struct mt_thread *t,
 	mt_hint_init(&h, t->proc, t->proc->pid, NULL);
 	for (a = x; next_uncovered(a, y, r, (size_t)n, &a, &b); a = b) {
 		err = maptap_mm_update(t->proc->mm->model, a, b, s->buf.v,
-				       s->buf.n, &h, emit_cb, s);
+				       s->buf.n, &h, mt_emit_cb, s);
 		if (err < 0)
 			return err;
 	}
@@ -598,11 +593,11 @@ int mt_unmap_exit(struct maptap_session *s, struct mt_thread *t,
 			return err;
 		s->stats.refreshes++;
 		return maptap_mm_update(p->mm->model, lo, hi, s->buf.v,
-					s->buf.n, &h, emit_cb, s);
+					s->buf.n, &h, mt_emit_cb, s);
 	}
 	if (!t->reported) {
 		err = maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h,
-				       emit_cb, s);
+				       mt_emit_cb, s);
 		if (err < 0)
 			return err;
 		/* Alone in a mapping call, and no sibling's returned over

@@ -212,6 +212,12 @@ void mt_event_init(struct maptap_event *ev, enum maptap_event_kind kind,
  * on_event stops the session (mt_callback_stop()), not the producer, so
  * that the model stays whole. */
 int mt_emit(struct maptap_session *s, struct maptap_event *ev);
+/* mt_emit() as a model consumer (maptap_mm_* callbacks): ARG is the
+ * session. */
+int mt_emit_cb(const struct maptap_event *ev, void *arg);
+/* refresh.c: open P's maps reader (maptap/maps.h) if not yet open.
+ * Returns 0, -ESRCH when P is gone, or maptap_maps_open()'s -errno. */
+int mt_ensure_reader(struct maptap_session *s, struct mt_proc *p);
 /* Callback WHO ("on_event", "on_syscall") returned RC, non-zero: end the
  * session (maptap/session.h, on_event): quiet from now on, and the run
  * returns RC, with a message in errmsg. */
