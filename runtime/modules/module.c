@@ -2,12 +2,11 @@
 /* module.c -- module instances of each address space, kept from the range
  * events of the session (rules in maptap/module.h).
  *
- * A space keeps only its file-backed VMAs (and the vdso), as "pieces" in a
- * sorted array: a process maps a few hundred files, and an event touches
- * one range, so a binary search and a memmove beat a tree here.  An
- * instance counts its pieces; it is loaded when the count leaves 0 and
- * unloaded when it is back at 0 once the whole event is applied (so an
- * mprotect that splits a VMA never unloads anything).
+ * A space keeps only its file-backed VMAs (and the vdso), as "pieces";
+ * module_space.c keeps the pieces and the instances they make up, this
+ * file applies the session's events to them (which VMAs are tracked,
+ * which file and segment a VMA maps, anonymous copies of file segments)
+ * and answers the public calls.
  */
 #include <config.h>
 
@@ -17,7 +16,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define DEFAULT_MAX_RETIRED 4096
@@ -79,25 +77,6 @@ int maptap_modules_new(const struct maptap_modules_opts *opts,
 	return 0;
 }
 
-static void inst_free(struct mt_inst *in)
-{
-	mt_file_put(in->file);
-	free(in->path);
-	free(in);
-}
-
-static void space_free(struct mt_space *sp)
-{
-	size_t i;
-
-	for (i = 0; i < sp->live.n; i++)
-		inst_free(sp->live.v[i]);
-	mt_insts_free(&sp->live);
-	free(sp->dead);
-	free(sp->p);
-	mt_perfmap_free(sp->perfmap);
-	free(sp);
-}
 
 void maptap_modules_free(struct maptap_modules *m)
 {
@@ -110,12 +89,12 @@ void maptap_modules_free(struct maptap_modules *m)
 
 		for (; sp; sp = next) {
 			next = sp->hnext;
-			space_free(sp);
+			mt_space_free(sp);
 		}
 	}
 	free(m->space_tab);
 	for (i = 0; i < m->retired_n; i++)
-		inst_free(m->retired[(m->retired_head + i) % m->retired_cap]);
+		mt_inst_free(m->retired[(m->retired_head + i) % m->retired_cap]);
 	free(m->retired);
 	mt_insts_free(&m->retired_index);
 	mt_files_free(m);
@@ -123,343 +102,6 @@ void maptap_modules_free(struct maptap_modules *m)
 	mt_symtab_callbacks_free(m);
 	free(m->debuginfo_path);
 	free(m);
-}
-
-/* ---- spaces ---- */
-
-static struct mt_space *space_get(struct maptap_modules *m, pid_t pid)
-{
-	struct mt_space *sp = mt_space_find(m, pid);
-
-	if (sp)
-		return sp;
-	sp = calloc(1, sizeof(*sp));
-	if (!sp)
-		return NULL;
-	sp->pid = pid;
-	if (mt_space_add(m, sp)) {
-		free(sp);
-		return NULL;
-	}
-	return sp;
-}
-
-/* One piece of IN went away.  An instance left with none is noted for
- * the sweep after the event; if noting fails the sweep looks at all. */
-static void piece_drop(struct mt_space *sp, struct mt_inst *in)
-{
-	if (--in->pieces || in->dead_noted)
-		return;
-	if (sp->ndead == sp->dead_cap) {
-		size_t cap = sp->dead_cap ? 2 * sp->dead_cap : 16;
-		struct mt_inst **nd = realloc(sp->dead, cap * sizeof(*nd));
-
-		if (!nd) {
-			sp->sweep_all = true;
-			return;
-		}
-		sp->dead = nd;
-		sp->dead_cap = cap;
-	}
-	in->dead_noted = true;
-	sp->dead[sp->ndead++] = in;
-}
-
-/* Index of the first piece whose end is above ADDR (n if none). */
-static size_t piece_lower(const struct mt_space *sp, uint64_t addr)
-{
-	size_t lo = 0, hi = sp->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sp->p[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static struct mt_piece *piece_at(const struct mt_space *sp, uint64_t addr)
-{
-	size_t i = piece_lower(sp, addr);
-
-	if (i < sp->n && sp->p[i].start <= addr)
-		return &sp->p[i];
-	return NULL;
-}
-
-static int piece_room(struct mt_space *sp, size_t extra)
-{
-	size_t cap;
-	struct mt_piece *np;
-
-	if (sp->n + extra <= sp->cap)
-		return 0;
-	cap = sp->cap ? 2 * sp->cap : 64;
-	while (cap < sp->n + extra)
-		cap *= 2;
-	np = realloc(sp->p, cap * sizeof(*np));
-	if (!np)
-		return -ENOMEM;
-	sp->p = np;
-	sp->cap = cap;
-	return 0;
-}
-
-/* Insert P at index I. */
-static void piece_insert(struct mt_space *sp, size_t i,
-			 const struct mt_piece *p)
-{
-	memmove(&sp->p[i + 1], &sp->p[i], (sp->n - i) * sizeof(*p));
-	sp->p[i] = *p;
-	sp->n++;
-}
-
-/* Remove whatever the space maps in [LO, HI): pieces inside go, pieces
- * across an edge are trimmed or split.  Instances may drop to 0 pieces;
- * the caller unloads them once the event is applied. */
-static int space_cut(struct mt_space *sp, uint64_t lo, uint64_t hi)
-{
-	size_t i = piece_lower(sp, lo), j;
-
-	if (i == sp->n)
-		return 0;	/* nothing at or above LO (SP->p may be NULL) */
-	if (i < sp->n && sp->p[i].start < lo && sp->p[i].end > hi) {
-		struct mt_piece tail = sp->p[i];
-
-		/* [LO, HI) is inside one piece: split it in two. */
-		if (piece_room(sp, 1))
-			return -ENOMEM;
-		tail.offset += hi - tail.start;
-		tail.start = hi;
-		sp->p[i].end = lo;
-		tail.inst->pieces++;
-		piece_insert(sp, i + 1, &tail);
-		return 0;
-	}
-	if (i < sp->n && sp->p[i].start < lo) {
-		sp->p[i].end = lo;
-		i++;
-	}
-	for (j = i; j < sp->n && sp->p[j].end <= hi; j++)
-		piece_drop(sp, sp->p[j].inst);
-	if (j < sp->n && sp->p[j].start < hi) {
-		sp->p[j].offset += hi - sp->p[j].start;
-		sp->p[j].start = hi;
-	}
-	if (j > i) {
-		memmove(&sp->p[i], &sp->p[j], (sp->n - j) * sizeof(*sp->p));
-		sp->n -= j - i;
-	}
-	return 0;
-}
-
-/* ---- instances ---- */
-
-static void inst_fill_info(struct mt_inst *in)
-{
-	struct maptap_module_info *mi = &in->info;
-	const struct mt_file *f = in->file;
-
-	mi->path = in->path;
-	mi->build_id = f->build_id;
-	mi->bias = in->bias;
-	mi->type = f->type;
-	mi->deleted = in->deleted;
-	mi->error = f->error;
-	if (f->elf) {
-		mi->lo = f->info.lo + in->bias;
-		mi->hi = f->info.hi + in->bias;
-	}
-}
-
-struct inst_key {
-	const struct mt_file *file;
-	uint64_t bias;
-};
-
-static bool same_inst(const struct mt_inst *in, void *arg)
-{
-	const struct inst_key *k = arg;
-
-	return in->file == k->file && in->bias == k->bias;
-}
-
-/* The live instance of F at BIAS in SP.  An ELF instance starts at a
- * known address (lowest p_vaddr + bias): a binary search.  A non-ELF
- * one starts where its first VMA did: a scan (such files are mapped
- * whole, once, and rarely). */
-static struct mt_inst *inst_find(const struct mt_space *sp,
-				 const struct mt_file *f, uint64_t bias)
-{
-	struct inst_key k = { .file = f, .bias = bias };
-	size_t i;
-
-	if (f->elf)
-		return mt_insts_find(&sp->live, sp->pid, f->info.lo + bias,
-				     same_inst, &k);
-	for (i = 0; i < sp->live.n; i++)
-		if (same_inst(sp->live.v[i], &k))
-			return sp->live.v[i];
-	return NULL;
-}
-
-static bool maps_inode(const struct mt_inst *in, const struct maptap_vma *v)
-{
-	return in->pieces && in->info.inode == v->inode &&
-	       in->info.dev == makedev(v->dev_major, v->dev_minor) &&
-	       !in->file->is_vdso;
-}
-
-/* A live instance of SP mapping the inode of V: its file is V's file, no
- * need to open it again.  Loaders map a file's segments next to each
- * other, so the pieces around V are asked first. */
-static struct mt_file *file_mapped(const struct mt_space *sp,
-				   const struct maptap_vma *v)
-{
-	size_t i = piece_lower(sp, v->start);
-
-	if (i < sp->n && maps_inode(sp->p[i].inst, v))
-		return sp->p[i].inst->file;
-	if (i > 0 && maps_inode(sp->p[i - 1].inst, v))
-		return sp->p[i - 1].inst->file;
-	for (i = 0; i < sp->live.n; i++)
-		if (maps_inode(sp->live.v[i], v))
-			return sp->live.v[i]->file;
-	return NULL;
-}
-
-static struct mt_inst *inst_new(struct mt_space *sp, struct mt_file *f,
-				const struct maptap_vma *v, uint64_t bias,
-				uint64_t time_ns)
-{
-	struct mt_inst *in = calloc(1, sizeof(*in));
-
-	if (!in)
-		return NULL;
-	in->path = f->is_vdso ? strdup("[vdso]") : NULL;
-	if (!in->path) {
-		size_t len = v->name_len;
-
-		in->deleted = len > 10 &&
-			      memcmp(v->name + len - 10, " (deleted)", 10) == 0;
-		in->path = strndup(v->name, in->deleted ? len - 10 : len);
-	}
-	if (!in->path) {
-		free(in);
-		return NULL;
-	}
-	in->file = f;
-	in->pid = sp->pid;
-	in->bias = bias;
-	in->load_ns = time_ns;
-	in->info.dev = f->is_vdso ? 0 : makedev(v->dev_major, v->dev_minor);
-	in->info.inode = f->is_vdso ? 0 : v->inode;
-	inst_fill_info(in);
-	if (!f->elf) {
-		in->info.lo = v->start;
-		in->info.hi = v->end;
-	}
-	if (mt_insts_insert(&sp->live, in)) {
-		free(in->path);
-		free(in);
-		return NULL;
-	}
-	f->refs++;
-	return in;
-}
-
-/* Keep IN, just unloaded, for lookups "as it was at time T". */
-static void retire(struct maptap_modules *m, struct mt_inst *in,
-		   uint64_t time_ns)
-{
-	size_t slot;
-
-	in->unload_ns = time_ns ? time_ns : 1;
-	if (mt_insts_insert(&m->retired_index, in)) {
-		inst_free(in);	/* cannot be found anyway */
-		return;
-	}
-	if (m->retired_n == m->retired_cap) {
-		mt_insts_remove(&m->retired_index,
-				m->retired[m->retired_head]);
-		inst_free(m->retired[m->retired_head]);
-		m->retired[m->retired_head] = in;
-		m->retired_head = (m->retired_head + 1) % m->retired_cap;
-		return;
-	}
-	slot = (m->retired_head + m->retired_n) % m->retired_cap;
-	m->retired[slot] = in;
-	m->retired_n++;
-}
-
-static int notify(maptap_module_fn fn, void *arg,
-		  enum maptap_module_event_kind kind,
-		  const struct mt_inst *in, const struct maptap_event *ev)
-{
-	struct maptap_module_event me = {
-		.kind = kind, .pid = in->pid, .module = &in->info,
-	};
-
-	if (!fn)
-		return 0;
-	if (ev) {
-		me.tid = ev->tid;
-		me.time_ns = ev->time_ns;
-		me.syscall = ev->syscall;
-	}
-	return fn(&me, arg);
-}
-
-static int unload(struct maptap_modules *m, struct mt_space *sp,
-		  struct mt_inst *in, const struct maptap_event *ev,
-		  maptap_module_fn fn, void *arg)
-{
-	int rc;
-
-	mt_insts_remove(&sp->live, in);
-	rc = notify(fn, arg, MAPTAP_MODULE_UNLOAD, in, ev);
-	retire(m, in, ev ? ev->time_ns : 0);
-	return rc;
-}
-
-/* Unload every instance of SP left without pieces (all of them when
- * ALL).  Returns the first non-zero value of FN, after finishing. */
-static int space_sweep(struct maptap_modules *m, struct mt_space *sp,
-		       bool all, const struct maptap_event *ev,
-		       maptap_module_fn fn, void *arg)
-{
-	size_t i;
-	int rc = 0, r;
-
-	for (i = 0; i < sp->ndead; i++)
-		sp->dead[i]->dead_noted = false;
-	if (all || sp->sweep_all) {
-		for (i = sp->live.n; i-- > 0;) {
-			struct mt_inst *in = sp->live.v[i];
-
-			if (in->pieces && !all)
-				continue;
-			r = unload(m, sp, in, ev, fn, arg);
-			if (r && !rc)
-				rc = r;
-		}
-	} else {
-		for (i = 0; i < sp->ndead; i++) {
-			if (sp->dead[i]->pieces)
-				continue;
-			r = unload(m, sp, sp->dead[i], ev, fn, arg);
-			if (r && !rc)
-				rc = r;
-		}
-	}
-	sp->ndead = 0;
-	sp->sweep_all = false;
-	if (all)
-		sp->n = 0;
-	return rc;
 }
 
 /* ---- applying events ---- */
@@ -531,7 +173,7 @@ static int vma_file(struct maptap_modules *m, struct mt_space *sp,
 		mt_file_put(*out);
 		return -ENOENT;
 	}
-	f = file_mapped(sp, v);
+	f = mt_file_mapped(sp, v);
 	if (f) {
 		f->refs++;
 		*out = f;
@@ -560,10 +202,10 @@ static struct mt_inst *piece_inst(const struct mt_space *sp,
 	*seg = NULL;
 	*bias = v->start - v->offset;
 	if (!f->elf)
-		return inst_find(sp, f, *bias);
+		return mt_inst_find(sp, f, *bias);
 	n = mt_elf_segs_for(&f->info, v->offset, v->perms, cand, 8);
 	for (i = 0; i < n; i++) {
-		in = inst_find(sp, f, seg_bias(cand[i], v));
+		in = mt_inst_find(sp, f, seg_bias(cand[i], v));
 		if (in) {
 			*seg = cand[i];
 			*bias = in->bias;
@@ -592,14 +234,14 @@ static int space_add(struct maptap_modules *m, struct mt_space *sp,
 	bool fresh = false;
 	int rc;
 
-	if (piece_room(sp, 1))
+	if (mt_piece_room(sp, 1))
 		return -ENOMEM;
 	rc = vma_file(m, sp, v, &f);
 	if (rc)
 		return rc == -ENOMEM ? rc : 0;
 	in = piece_inst(sp, f, v, &p.seg, &bias);
 	if (!in) {
-		in = inst_new(sp, f, v, bias, ev ? ev->time_ns : 0);
+		in = mt_inst_new(sp, f, v, bias, ev ? ev->time_ns : 0);
 		fresh = true;
 	}
 	mt_file_put(f);
@@ -607,8 +249,8 @@ static int space_add(struct maptap_modules *m, struct mt_space *sp,
 		return -ENOMEM;
 	p.inst = in;
 	in->pieces++;
-	piece_insert(sp, piece_lower(sp, v->start), &p);
-	return fresh ? notify(fn, arg, MAPTAP_MODULE_LOAD, in, ev) : 0;
+	mt_piece_insert(sp, mt_piece_lower(sp, v->start), &p);
+	return fresh ? mt_module_notify(fn, arg, MAPTAP_MODULE_LOAD, in, ev) : 0;
 }
 
 static void describe_piece(const struct mt_piece *p, uint64_t lo,
@@ -662,7 +304,7 @@ static const struct mt_inst *bss_owner(const struct mt_space *sp,
 static void describe_range(const struct mt_space *sp, uint64_t lo,
 			   uint64_t hi, struct maptap_module_desc *d)
 {
-	const struct mt_piece *p = piece_at(sp, lo);
+	const struct mt_piece *p = mt_piece_at(sp, lo);
 	const struct mt_inst *in;
 	const struct mt_seg *seg;
 
@@ -710,7 +352,7 @@ static bool adoptable(const struct mt_piece *p, uint64_t lo, uint64_t hi)
 static int space_adopt(struct mt_space *sp, const struct maptap_vma *v,
 		       bool from_file)
 {
-	size_t i = piece_lower(sp, v->start), k, n = 0;
+	size_t i = mt_piece_lower(sp, v->start), k, n = 0;
 	struct mt_piece *keep;
 	int rc;
 
@@ -719,7 +361,7 @@ static int space_adopt(struct mt_space *sp, const struct maptap_vma *v,
 	if (!n)
 		return 0;
 	keep = malloc(n * sizeof(*keep));
-	if (!keep || piece_room(sp, n + 1)) {
+	if (!keep || mt_piece_room(sp, n + 1)) {
 		free(keep);
 		return -ENOMEM;
 	}
@@ -737,10 +379,10 @@ static int space_adopt(struct mt_space *sp, const struct maptap_vma *v,
 		q.anon = true;
 		keep[n++] = q;
 	}
-	rc = space_cut(sp, v->start, v->end);
+	rc = mt_space_cut(sp, v->start, v->end);
 	for (k = 0; !rc && k < n; k++) {
 		keep[k].inst->pieces++;
-		piece_insert(sp, piece_lower(sp, keep[k].start), &keep[k]);
+		mt_piece_insert(sp, mt_piece_lower(sp, keep[k].start), &keep[k]);
 	}
 	free(keep);
 	return rc;
@@ -785,7 +427,7 @@ static int range_event(struct maptap_modules *m, struct mt_space *sp,
 	case MAPTAP_EV_MOVE:
 	case MAPTAP_EV_GROW:
 	case MAPTAP_EV_SHRINK:
-		rc = space_cut(sp, o->start, o->end);
+		rc = mt_space_cut(sp, o->start, o->end);
 		break;
 	default:
 		break;
@@ -793,12 +435,12 @@ static int range_event(struct maptap_modules *m, struct mt_space *sp,
 	if (!rc && adopts(ev, &from_file))
 		rc = space_adopt(sp, v, from_file);
 	else if (!rc)
-		rc = space_cut(sp, v->start, v->end);
+		rc = mt_space_cut(sp, v->start, v->end);
 	if (!rc && ev->kind != MAPTAP_EV_UNMAP && vma_tracked(sp, v))
 		rc = space_add(m, sp, v, ev, fn, arg);
 	if (desc && ev->kind != MAPTAP_EV_UNMAP)
 		describe_range(sp, v->start, v->end, desc);
-	r = space_sweep(m, sp, false, ev, fn, arg);
+	r = mt_space_sweep(m, sp, false, ev, fn, arg);
 	return rc ? rc : r;
 }
 
@@ -817,11 +459,11 @@ int maptap_modules_event(struct maptap_modules *m,
 			return 0;
 		sp->auxv_read = false;
 		sp->sysinfo_ehdr = 0;
-		return space_sweep(m, sp, true, ev, fn, arg);
+		return mt_space_sweep(m, sp, true, ev, fn, arg);
 	}
 	if (!maptap_event_is_range(ev->kind))
 		return 0;
-	sp = space_get(m, ev->pid);
+	sp = mt_space_get(m, ev->pid);
 	if (!sp)
 		return -ENOMEM;
 	return range_event(m, sp, ev, desc, fn, arg);
@@ -834,7 +476,7 @@ int maptap_modules_sync(struct maptap_modules *m, pid_t pid,
 	struct maptap_event ev = { .kind = MAPTAP_EV_MAP, .pid = pid,
 				   .tid = pid, .syscall_nr = -1,
 				   .snapshot = true };
-	struct mt_space *sp = space_get(m, pid);
+	struct mt_space *sp = mt_space_get(m, pid);
 	size_t i;
 	int rc = 0;
 
@@ -843,7 +485,7 @@ int maptap_modules_sync(struct maptap_modules *m, pid_t pid,
 	/* Drop the old pieces but keep their instances until the new ones
 	 * are in, so that what stays is not unloaded and loaded again. */
 	for (i = 0; i < sp->n; i++)
-		piece_drop(sp, sp->p[i].inst);
+		mt_piece_drop(sp, sp->p[i].inst);
 	sp->n = 0;
 	for (i = 0; i < n && !rc; i++) {
 		if (!vma_tracked(sp, &v[i]))
@@ -853,7 +495,7 @@ int maptap_modules_sync(struct maptap_modules *m, pid_t pid,
 	}
 	ev.vma.start = ev.vma.end = 0;
 	if (!rc)
-		rc = space_sweep(m, sp, false, &ev, fn, arg);
+		rc = mt_space_sweep(m, sp, false, &ev, fn, arg);
 	return rc;
 }
 
@@ -875,9 +517,9 @@ int maptap_modules_forget(struct maptap_modules *m, pid_t pid)
 
 	if (!sp)
 		return -ESRCH;
-	space_sweep(m, sp, true, NULL, NULL, NULL);
+	mt_space_sweep(m, sp, true, NULL, NULL, NULL);
 	mt_space_unlink(m, sp);
-	space_free(sp);
+	mt_space_free(sp);
 	return 0;
 }
 
@@ -925,7 +567,7 @@ struct mt_inst *mt_inst_at(struct maptap_modules *m, pid_t pid,
 
 	*seg = NULL;
 	if (sp && !time_ns) {
-		p = piece_at(sp, addr);
+		p = mt_piece_at(sp, addr);
 		if (p) {
 			*seg = p->inst->file->elf ?
 				mt_elf_seg_at(&p->inst->file->info,

@@ -171,6 +171,69 @@ int mt_space_add(struct maptap_modules *m, struct mt_space *sp);
 /* Take SP out of M's spaces (it is not freed). */
 void mt_space_unlink(struct maptap_modules *m, struct mt_space *sp);
 
+/* ---- module_space.c ---- */
+
+/* Free IN (its file reference dropped), or SP with its pieces, live
+ * instances and perf map.  Neither is unlinked from anything first. */
+void mt_inst_free(struct mt_inst *in);
+void mt_space_free(struct mt_space *sp);
+
+/* The space of PID, made empty and added to M if it has none; NULL on
+ * -ENOMEM. */
+struct mt_space *mt_space_get(struct maptap_modules *m, pid_t pid);
+
+/* One piece of IN went away.  An instance left with none is noted for
+ * the sweep after the event; if noting fails the sweep looks at all. */
+void mt_piece_drop(struct mt_space *sp, struct mt_inst *in);
+
+/* Index of the first piece of SP whose end is above ADDR (SP->n if
+ * none). */
+size_t mt_piece_lower(const struct mt_space *sp, uint64_t addr);
+
+/* The piece of SP holding ADDR, or NULL. */
+struct mt_piece *mt_piece_at(const struct mt_space *sp, uint64_t addr);
+
+/* Make room for EXTRA more pieces in SP: 0 or -ENOMEM. */
+int mt_piece_room(struct mt_space *sp, size_t extra);
+
+/* Insert P at index I of SP (room made by mt_piece_room()). */
+void mt_piece_insert(struct mt_space *sp, size_t i,
+		     const struct mt_piece *p);
+
+/* Remove whatever SP maps in [LO, HI) (bytes): pieces inside go, pieces
+ * across an edge are trimmed or split.  Instances may drop to 0 pieces;
+ * the caller sweeps them (mt_space_sweep()) once the event is applied.
+ * 0 or -ENOMEM (a split found no room; SP is unchanged). */
+int mt_space_cut(struct mt_space *sp, uint64_t lo, uint64_t hi);
+
+/* The live instance of F at load bias BIAS (bytes) in SP, or NULL. */
+struct mt_inst *mt_inst_find(const struct mt_space *sp,
+			     const struct mt_file *f, uint64_t bias);
+
+/* A live instance of SP mapping the inode of V: its file (borrowed),
+ * or NULL. */
+struct mt_file *mt_file_mapped(const struct mt_space *sp,
+			       const struct maptap_vma *v);
+
+/* A new live instance of F (a reference taken) at BIAS in SP, first
+ * mapped by V at TIME_NS (ns); NULL on -ENOMEM. */
+struct mt_inst *mt_inst_new(struct mt_space *sp, struct mt_file *f,
+			    const struct maptap_vma *v, uint64_t bias,
+			    uint64_t time_ns);
+
+/* Call FN (when not NULL) with a module event of KIND for IN, caused by
+ * EV (NULL: none); returns what FN returns. */
+int mt_module_notify(maptap_module_fn fn, void *arg,
+		     enum maptap_module_event_kind kind,
+		     const struct mt_inst *in, const struct maptap_event *ev);
+
+/* Unload every instance of SP left without pieces (all of them when
+ * ALL), telling FN and retiring them for lookups by time.  Returns the
+ * first non-zero value of FN, after finishing. */
+int mt_space_sweep(struct maptap_modules *m, struct mt_space *sp,
+		   bool all, const struct maptap_event *ev,
+		   maptap_module_fn fn, void *arg);
+
 /* ---- module.c ---- */
 
 /* The instance of PID's space covering ADDR (live now when TIME_NS is 0;
