@@ -14,7 +14,10 @@
  *   the syscalls:sys_enter_/sys_exit_ tracepoints of the calls that
  *   change a mapping without a PERF_RECORD_MMAP2 (munmap, mprotect,
  *   pkey_mprotect, mremap, brk, madvise, prctl, shmdt, io_destroy),
- *   and sys_enter_exit_group for the exit status.
+ *   and sys_enter_exit_group for the exit status;
+ *   task:task_newtask, whose clone_flags say whether a new process
+ *   shares its creator's mm (CLONE_VM: vfork, posix_spawn's clone3),
+ *   however it was made.
  *
  * All events of one CPU write into one ring (PERF_EVENT_IOC_SET_OUTPUT);
  * the rings are read in batches and their records merged by their
@@ -99,7 +102,8 @@ static const struct {
 	{ "clone3", true, false },	/* flags in memory: kcmp(2) */
 };
 #define TP_COUNT (sizeof(tp_list) / sizeof(tp_list[0]))
-#define TP_MAX (2 * TP_COUNT)
+/* the syscall tracepoints, mmap_lock_acquire_returned, task_newtask */
+#define TP_MAX (2 * TP_COUNT + 2)
 
 struct pf_range {
 	pid_t pid;
@@ -124,10 +128,15 @@ struct mt_perf {
 	struct mt_perf_ring *ring;	/* per CPU */
 	int *fds;		/* every fd opened */
 	size_t nfds, capfds;
-	int tp_id[TP_MAX + 1];	/* tracepoint ids */
-	bool tp_enter[TP_MAX + 1];
+	int tp_id[TP_MAX];	/* tracepoint ids */
+	bool tp_enter[TP_MAX];
 	size_t ntp;
 	int lock_id;		/* mmap_lock_acquire_returned, or -1 */
+	int newtask_id;		/* task_newtask, or -1 */
+	unsigned nt_pid_off;	/* its raw record's pid and clone_flags: */
+	unsigned nt_flags_off;	/* byte offsets from its format file */
+	unsigned nt_flags_size;	/* 4 or 8 */
+	size_t forks_pending;	/* threads with a perf_fork, at most */
 	bool launch;		/* events enabled at the command's exec */
 	struct pf_ranges touched;	/* ranges this batch applied */
 	struct pf_ranges suspects;	/* differences awaiting settling */
@@ -163,6 +172,37 @@ static int tp_id_of(const char *root, const char *name)
 		return -EIO;
 	buf[n] = '\0';
 	return atoi(buf);
+}
+
+/* The byte offset and size of FIELD in the raw record of tracepoint
+ * NAME ("group/event"), from its format file (tracefs's
+ * events/GROUP/EVENT/format, "field:TYPE NAME;\toffset:N;\tsize:M;"):
+ * 0, or -ENOENT when the kernel has no such event or field. */
+static int tp_field_of(const char *root, const char *name,
+		       const char *field, unsigned *off, unsigned *size)
+{
+	char path[256], line[256], want[64];
+	int rc = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/events/%s/format", root, name);
+	snprintf(want, sizeof(want), " %s;", field);
+	f = fopen(path, "re");
+	if (!f)
+		return -ENOENT;
+	while (fgets(line, sizeof(line), f)) {
+		const char *o = strstr(line, "offset:");
+		const char *z = strstr(line, "size:");
+
+		if (!strstr(line, "field:") || !strstr(line, want) || !o || !z)
+			continue;
+		*off = (unsigned)atoi(o + 7);
+		*size = (unsigned)atoi(z + 5);
+		rc = 0;
+		break;
+	}
+	fclose(f);
+	return rc;
 }
 
 /* Find the tracefs with the syscalls events; mount it when it is not and
@@ -224,6 +264,7 @@ static struct mt_perf *new_perf(const char *tracefs, char *why, size_t wsize)
 {
 	struct mt_perf *f = calloc(1, sizeof(*f));
 	long n = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned pid_size = 0;
 	size_t i;
 
 	if (!f || n <= 0)
@@ -267,6 +308,20 @@ static struct mt_perf *new_perf(const char *tracefs, char *why, size_t wsize)
 		f->ntp++;
 	} else {
 		f->lock_id = -1;
+	}
+	/* Who shares the mm, whatever the call (on_fork()). */
+	f->newtask_id = tp_id_of(tracefs, "task/task_newtask");
+	if (f->newtask_id > 0 &&
+	    tp_field_of(tracefs, "task/task_newtask", "pid",
+			&f->nt_pid_off, &pid_size) == 0 && pid_size == 4 &&
+	    tp_field_of(tracefs, "task/task_newtask", "clone_flags",
+			&f->nt_flags_off, &f->nt_flags_size) == 0 &&
+	    (f->nt_flags_size == 4 || f->nt_flags_size == 8)) {
+		f->tp_id[f->ntp] = f->newtask_id;
+		f->tp_enter[f->ntp] = false;
+		f->ntp++;
+	} else {
+		f->newtask_id = -1;
 	}
 	return f;
 nomem:
@@ -1164,6 +1219,9 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 	apply_read(s, p, t->tid, sc, time, lo, hi, lo2, hi2, false);
 }
 
+static void fork_done(struct maptap_session *s, struct mt_thread *t,
+		      int shared);
+
 static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 {
 	/* { u64 id; u32 pid, tid; u64 time; u32 size; raw } and raw is
@@ -1208,6 +1266,21 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 		/* { ...; mm; u64 memcg_id; bool write, success } */
 		if (rsize >= 26 && raw[24] && raw[25])
 			t->perf_lock_ns = time;
+		return;
+	}
+	if (type == f->newtask_id) {
+		/* T made a task (copy_process(), before its FORK record):
+		 * whether it shares T's mm, for on_fork() */
+		int32_t child;
+		uint64_t flags = 0;
+
+		if (rsize < f->nt_pid_off + 4 ||
+		    rsize < f->nt_flags_off + f->nt_flags_size)
+			return;
+		memcpy(&child, raw + f->nt_pid_off, 4);
+		memcpy(&flags, raw + f->nt_flags_off, f->nt_flags_size);
+		if (t->perf_fork.pid && t->perf_fork.pid == (uint32_t)child)
+			fork_done(s, t, (flags & CLONE_VM) ? 1 : 0);
 		return;
 	}
 	if (enter) {
@@ -1275,44 +1348,31 @@ static int copy_vma(const struct maptap_vma *v, void *arg)
 	return maptap_vma_buf_push(arg, v) ? -1 : 0;
 }
 
-static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
-		    uint64_t time)
+/* Process PID (first thread TID) made by thread PTID of process PPID at
+ * TIME: SHARED 1 when it shares its creator's mm (task_newtask said so),
+ * 0 when not, -1 when that is to be guessed: the creator's vfork or
+ * clone(CLONE_VM) entry, and for clone3 (its flags are in memory) the
+ * kernel, while both still run (docs/tracer.md, "Limits of perf
+ * mode"). */
+static void new_process(struct maptap_session *s, uint32_t pid,
+			uint32_t ppid, uint32_t tid, uint32_t ptid,
+			uint64_t time, int shared)
 {
-	/* { u32 pid, ppid; u32 tid, ptid; u64 time; sample_id } */
-	uint32_t pid, ppid, tid, ptid;
 	struct maptap_event ev;
 	struct maptap_mm_hint h;
 	struct mt_proc *parent, *p;
 	struct mt_thread *pt;
 	struct mt_mm *mm;
 
-	if (len < 24)
-		return;
-	memcpy(&pid, r, 4);
-	memcpy(&ppid, r + 4, 4);
-	memcpy(&tid, r + 8, 4);
-	memcpy(&ptid, r + 12, 4);
 	parent = mt_proc_find(s, (pid_t)ppid);
-	if (!parent)
+	if (!parent || mt_proc_find(s, (pid_t)pid))
 		return;
-	if (pid == ppid) {	/* a new thread */
-		if (mt_thread_find(s, (pid_t)tid))
-			return;
-		if (!mt_thread_add(s, (pid_t)tid, parent))
-			return;
-		proc_event(&ev, MAPTAP_EV_CLONE, parent->pid, (pid_t)ptid, time);
-		ev.child = (pid_t)tid;
-		ev.thread = true;
-		mt_emit(s, &ev);
-		return;
+	if (shared < 0) {
+		pt = mt_thread_find(s, (pid_t)ptid);
+		shared = (pt && pt->perf_clone_vm) ||
+			 mt_same_mm(parent->pid, (pid_t)pid) == 1;
 	}
-	if (mt_proc_find(s, (pid_t)pid))
-		return;
-	/* The creator's vfork or clone(CLONE_VM) entry says so; for clone3
-	 * (its flags are in memory) the kernel, while both still run. */
-	pt = mt_thread_find(s, (pid_t)ptid);
-	if ((pt && pt->perf_clone_vm) ||
-	    mt_same_mm(parent->pid, (pid_t)pid) == 1) {
+	if (shared) {
 		p = mt_proc_new(s, (pid_t)pid, parent->mm);
 		if (!p)
 			return;
@@ -1347,6 +1407,91 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 				 &h, mt_emit_cb, s);
 	}
 	mt_ready(s, p, (pid_t)pid, MAPTAP_READY_FORK);
+}
+
+/* T's pending FORK record, with what its task_newtask said (SHARED as
+ * new_process() takes it). */
+static void fork_done(struct maptap_session *s, struct mt_thread *t,
+		      int shared)
+{
+	uint32_t pid = t->perf_fork.pid;
+
+	t->perf_fork.pid = 0;
+	new_process(s, pid, t->perf_fork.ppid, t->perf_fork.tid,
+		    t->perf_fork.ptid, t->perf_fork.time, shared);
+}
+
+/* Pending FORK records whose task_newtask did not come in the round
+ * after theirs (a lost record), or all of them (ALL: no more records
+ * will be read), made without it. */
+static void forks_flush(struct maptap_session *s, bool all)
+{
+	struct mt_perf *f = s->perf;
+	size_t i, left = 0;
+
+	if (!f->forks_pending)
+		return;
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *t = s->threads.slot[i];
+
+		if (!t || t == (struct mt_thread *)1 || !t->perf_fork.pid)
+			continue;
+		if (all || t->perf_fork.time < f->prev_applied_ns)
+			fork_done(s, t, -1);
+		else
+			left++;
+	}
+	f->forks_pending = left;
+}
+
+static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
+		    uint64_t time)
+{
+	/* { u32 pid, ppid; u32 tid, ptid; u64 time; sample_id } */
+	uint32_t pid, ppid, tid, ptid;
+	struct maptap_event ev;
+	struct mt_proc *parent;
+	struct mt_thread *pt;
+
+	if (len < 24)
+		return;
+	memcpy(&pid, r, 4);
+	memcpy(&ppid, r + 4, 4);
+	memcpy(&tid, r + 8, 4);
+	memcpy(&ptid, r + 12, 4);
+	parent = mt_proc_find(s, (pid_t)ppid);
+	if (!parent)
+		return;
+	if (pid == ppid) {	/* a new thread */
+		if (mt_thread_find(s, (pid_t)tid))
+			return;
+		if (!mt_thread_add(s, (pid_t)tid, parent))
+			return;
+		proc_event(&ev, MAPTAP_EV_CLONE, parent->pid, (pid_t)ptid, time);
+		ev.child = (pid_t)tid;
+		ev.thread = true;
+		mt_emit(s, &ev);
+		return;
+	}
+	if (mt_proc_find(s, (pid_t)pid))
+		return;
+	/* The kernel writes the creator's task_newtask, whose clone_flags
+	 * say whether the child shares the mm, just after this record
+	 * (copy_process()), and the child runs only after both: wait for
+	 * it (on_sample()). */
+	pt = mt_thread_find(s, (pid_t)ptid);
+	if (s->perf->newtask_id > 0 && pt) {
+		if (pt->perf_fork.pid)
+			fork_done(s, pt, -1);
+		pt->perf_fork.pid = pid;
+		pt->perf_fork.ppid = ppid;
+		pt->perf_fork.tid = tid;
+		pt->perf_fork.ptid = ptid;
+		pt->perf_fork.time = time;
+		s->perf->forks_pending++;
+		return;
+	}
+	new_process(s, pid, ppid, tid, ptid, time, -1);
 }
 
 static void forget_proc_threads(struct maptap_session *s, struct mt_proc *p,
@@ -1860,6 +2005,7 @@ static size_t drain(struct maptap_session *s, bool all)
 			continue;
 		mt_perf_ring_end(&f->ring[c]);
 	}
+	forks_flush(s, all);
 	return n;
 }
 
@@ -2160,6 +2306,7 @@ int mt_perf_test_new(struct maptap_session *s)
 		return -ENOMEM;
 	/* No CPU, no ring: records come from mt_perf_test_record(). */
 	f->lock_id = -1;
+	f->newtask_id = -1;
 	for (i = 0; i < TP_COUNT && f->ntp + 2 <= TP_MAX; i++) {
 		f->tp_id[f->ntp] = (int)(1000 + 2 * i);
 		f->tp_enter[f->ntp++] = true;

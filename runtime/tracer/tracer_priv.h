@@ -119,6 +119,12 @@ struct mt_thread {
 					 * (call) entered */
 	bool perf_clone_vm;		/* perf: its last vfork/clone shares
 					 * the mm */
+	struct {			/* perf: the FORK record of a process
+					 * it made, until its task_newtask
+					 * says if it shares the mm */
+		uint32_t pid, ppid, tid, ptid;	/* pid 0: none */
+		uint64_t time;
+	} perf_fork;
 };
 
 struct mt_thread_table {

@@ -10,6 +10,8 @@ where the kernel allows it; docs/tracer.md, "Event sources").
 2. Replay: two threads storm mmap/munmap/mprotect/MAP_FIXED/mremap/brk;
    the JSON log replayed equals the maps the target wrote itself just
    before exiting, under -c and under -x.
+   posix_spawn (clone3) and vfork children: logged as sharing the mm,
+   their exec theirs, with -c and -x.
 3. A process started before maptap, attached with -x, keeps running
    after the detach (SIGINT) and ends with the output and status of an
    untraced run; the target was never ptraced.
@@ -86,6 +88,40 @@ for seed in (3, 4):
     t.eq(len(r.find("attach", pid=pid)), 1, name + ": one attach event")
     t.check_replay(r, pid, maps, name + ": the log (attach snapshot and "
                    "records) replays into the target's own final maps")
+
+# -- 2b. children that share the mm: posix_spawn (clone3), vfork -----
+# The creator's task_newtask record (clone_flags) says whether a child
+# shares the mm, whatever the call: a posix_spawn child that exec'd
+# before its FORK record was read was logged as a fork with a copy of
+# the model (clone3's flags are in memory; kcmp(2) needs both alive).
+fork_prog = t.build("t_fork")
+for mode in ("spawn", "vfork"):
+    for how in ("-c", "-x"):
+        name = "%s (%s)" % (mode, how)
+        maps = os.path.join(t.tmpdir(), "%s%s.maps" % (mode, how))
+        if how == "-x":
+            r, parent, status = t.attach_run([fork_prog, mode, maps, "wait"])
+        else:
+            r = t.maptap(["-c", "%s %s %s" %
+                          (fork_prog, mode, maps)])
+            parent, status = t.first_pid(r), 0
+        t.eq((status, r.status), (0, 0), name + ": exit status 0")
+        t.no_verify_diffs(r, name)
+        child = t.reports(r.stdout).get("child")
+        t.eq([(e["event"], e["pid"]) for e in r.events
+              if e["event"] in ("fork", "clone") and e["child"] == child],
+             [("clone", parent)], name + ": the child appears, sharing "
+             "the mm (a clone, no copy of the model)")
+        ex = [i for i, e in enumerate(r.events)
+              if e["event"] == "exec" and e["pid"] == child]
+        t.eq([e for e in r.events[:ex[0] if ex else len(r.events)]
+              if e["pid"] == child and e.get("snapshot")], [],
+             name + ": no copy of the parent's model for the child")
+        t.eq([(e["pid"], e["tid"]) for e in r.find("exec")
+              if e["pid"] != parent], [(child, child)],
+             name + ": the exec event is the child's")
+        t.check_replay(r, parent, maps, name + ": the parent's log "
+                       "replays into its final maps")
 
 # -- 3. attach to a running process; it runs on after the detach ------
 busy = t.build("t_busy")
