@@ -121,7 +121,8 @@ int main(int argc, char **argv)
 	printf("handler: array += , string store, stat <<<, %ld keys: "
 	       "median %.0f ns/event (min %.0f, max %.0f)\n", keys, t[2],
 	       t[0], t[4]);
-	if (bench(loop_script, events / LOOP_ITERS, 0, LOOP_ITERS, t) < 0)
+	if (bench(loop_script, events > LOOP_ITERS ? events / LOOP_ITERS : 1,
+		  0, LOOP_ITERS, t) < 0)
 		return 1;
 	printf("loop: +=, ^=, -=, %%=, <<, <, >, <=, >=, !=, &&, ||, ++: "
 	       "median %.1f ns/iteration (min %.1f, max %.1f)\n", t[2],
