@@ -31,11 +31,11 @@ enum node_kind {
 	N_LOGIC,	/* op; a, b: && || */
 	N_CMP,		/* op; a, b: == != < <= > >= */
 	N_REGEX,	/* op; a, b (b a string literal): =~ !~ */
-	N_UNARY,	/* op; a: - + ! ~ */
+	N_UNARY,	/* op; a: - + ! ~ & */
 	N_PRE,		/* op; a: ++x --x */
 	N_POST,		/* op; a: x++ x-- */
 	N_ASSIGN,	/* op; a (lvalue), b: = += ... .= */
-	N_STATS_ADD,	/* a (stats lvalue) <<< b */
+	N_STATS_ADD,	/* op (OP_STATS_ADD); a (stats lvalue) <<< b */
 	N_TERNARY,	/* a ? b : c */
 	N_IN,		/* list: keys (NULL entries for '*'); a: array */
 	N_STATOP,	/* str: @count @sum @min @max @avg @variance; a */
@@ -64,6 +64,59 @@ enum node_kind {
 	N_EMBEDDED,	/* str: code */
 };
 
+/* A node's operator, decoded once by the parser so that later passes
+ * switch on a number instead of comparing spellings; tr_op_name() gives
+ * the spelling back (for -p1 and messages).  The last three are not
+ * operators of the language but marks on nodes: a member step of a
+ * target expression (an N_STR on an N_TARGET's list), a target variable
+ * whose address is taken (N_TARGET), an @entry() read from its saved
+ * slot (N_ENTRY). */
+enum tr_op {
+	OP_NONE,
+	/* N_BINARY */
+	OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
+	OP_SHL, OP_SHR, OP_BAND, OP_BOR, OP_BXOR, OP_CAT,
+	/* N_LOGIC */
+	OP_LAND, OP_LOR,
+	/* N_CMP */
+	OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
+	/* N_REGEX */
+	OP_MATCH, OP_NOMATCH,
+	/* N_UNARY */
+	OP_NEG, OP_PLUS, OP_NOT, OP_BNOT, OP_ADDR,
+	/* N_PRE, N_POST */
+	OP_INC, OP_DEC,
+	/* N_ASSIGN */
+	OP_ASSIGN, OP_ADD_ASSIGN, OP_SUB_ASSIGN, OP_MUL_ASSIGN,
+	OP_DIV_ASSIGN, OP_MOD_ASSIGN, OP_SHL_ASSIGN, OP_SHR_ASSIGN,
+	OP_BAND_ASSIGN, OP_BOR_ASSIGN, OP_BXOR_ASSIGN, OP_CAT_ASSIGN,
+	/* N_STATS_ADD */
+	OP_STATS_ADD,
+	/* marks */
+	OP_MEMBER, OP_TARGET_ADDR, OP_ENTRY_SAVED,
+	OP_COUNT
+};
+
+/* The binary operator a compound assignment applies (OP_ADD for
+ * OP_ADD_ASSIGN, ...); OP_NONE for OP_ASSIGN and anything else. */
+static inline enum tr_op tr_op_compound(enum tr_op op)
+{
+	switch (op) {
+	case OP_ADD_ASSIGN:	return OP_ADD;
+	case OP_SUB_ASSIGN:	return OP_SUB;
+	case OP_MUL_ASSIGN:	return OP_MUL;
+	case OP_DIV_ASSIGN:	return OP_DIV;
+	case OP_MOD_ASSIGN:	return OP_MOD;
+	case OP_SHL_ASSIGN:	return OP_SHL;
+	case OP_SHR_ASSIGN:	return OP_SHR;
+	case OP_BAND_ASSIGN:	return OP_BAND;
+	case OP_BOR_ASSIGN:	return OP_BOR;
+	case OP_BXOR_ASSIGN:	return OP_BXOR;
+	case OP_CAT_ASSIGN:	return OP_CAT;
+	default:		return OP_NONE;
+	}
+}
+
 struct tr_sym;
 struct tr_func;
 struct node;
@@ -88,7 +141,7 @@ struct foreach_info {
 struct node {
 	enum node_kind kind;
 	const struct token *tok;	/* for messages */
-	const char *op;
+	enum tr_op op;
 	const char *str;
 	size_t slen;
 	int64_t num;
@@ -196,5 +249,7 @@ void tr_dump_file(struct tr_session *s, FILE *out, const struct tr_file *f);
 void tr_dump_node(FILE *out, const struct node *n, int indent);
 void tr_dump_probe_point(FILE *out, const struct tr_probe_point *pp);
 const char *tr_type_name(enum tr_type t);
+/* The spelling of OP ("+=", "<<<", ...); "" for OP_NONE. */
+const char *tr_op_name(enum tr_op op);
 
 #endif

@@ -22,6 +22,34 @@ const char *tr_type_name(enum tr_type t)
 	return "unknown";
 }
 
+static const char *const op_names[OP_COUNT] = {
+	[OP_NONE] = "",
+	[OP_ADD] = "+", [OP_SUB] = "-", [OP_MUL] = "*", [OP_DIV] = "/",
+	[OP_MOD] = "%", [OP_SHL] = "<<", [OP_SHR] = ">>", [OP_BAND] = "&",
+	[OP_BOR] = "|", [OP_BXOR] = "^", [OP_CAT] = ".",
+	[OP_LAND] = "&&", [OP_LOR] = "||",
+	[OP_EQ] = "==", [OP_NE] = "!=", [OP_LT] = "<", [OP_LE] = "<=",
+	[OP_GT] = ">", [OP_GE] = ">=",
+	[OP_MATCH] = "=~", [OP_NOMATCH] = "!~",
+	[OP_NEG] = "-", [OP_PLUS] = "+", [OP_NOT] = "!", [OP_BNOT] = "~",
+	[OP_ADDR] = "&",
+	[OP_INC] = "++", [OP_DEC] = "--",
+	[OP_ASSIGN] = "=", [OP_ADD_ASSIGN] = "+=", [OP_SUB_ASSIGN] = "-=",
+	[OP_MUL_ASSIGN] = "*=", [OP_DIV_ASSIGN] = "/=",
+	[OP_MOD_ASSIGN] = "%=", [OP_SHL_ASSIGN] = "<<=",
+	[OP_SHR_ASSIGN] = ">>=", [OP_BAND_ASSIGN] = "&=",
+	[OP_BOR_ASSIGN] = "|=", [OP_BXOR_ASSIGN] = "^=",
+	[OP_CAT_ASSIGN] = ".=",
+	[OP_STATS_ADD] = "<<<",
+	[OP_MEMBER] = "->", [OP_TARGET_ADDR] = "&",
+	[OP_ENTRY_SAVED] = "@entry",
+};
+
+const char *tr_op_name(enum tr_op op)
+{
+	return (unsigned)op < OP_COUNT && op_names[op] ? op_names[op] : "?";
+}
+
 static void dump_string(FILE *out, const char *s, size_t n)
 {
 	size_t i;
@@ -108,17 +136,17 @@ static void dump_expr(FILE *out, const struct node *n)
 	case N_ASSIGN:
 	case N_STATS_ADD:
 		dump_paren(out, n->a);
-		fprintf(out, " %s ", n->op);
+		fprintf(out, " %s ", tr_op_name(n->op));
 		dump_paren(out, n->b);
 		break;
 	case N_UNARY:
 	case N_PRE:
-		fputs(n->op, out);
+		fputs(tr_op_name(n->op), out);
 		dump_paren(out, n->a);
 		break;
 	case N_POST:
 		dump_paren(out, n->a);
-		fputs(n->op, out);
+		fputs(tr_op_name(n->op), out);
 		break;
 	case N_TERNARY:
 		dump_paren(out, n->a);

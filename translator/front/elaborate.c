@@ -261,7 +261,7 @@ static void resolve_target(struct scope *sc, struct node *n, bool lv)
 	}
 	if (tr_dwvar_applies(sc->e->s, sc->dp, n)) {
 		char *err = NULL;
-		bool addr = n->op && !strcmp(n->op, "&");
+		bool addr = n->op == OP_TARGET_ADDR;
 
 		resolve_list(sc, &n->list);
 		if (n->a)
@@ -297,7 +297,7 @@ static bool fold_defined(struct scope *sc, struct node *n)
 	struct node *c = n->a;
 	bool neg = false, v;
 
-	if (c->kind == N_UNARY && !strcmp(c->op, "!")) {
+	if (c->kind == N_UNARY && c->op == OP_NOT) {
 		neg = true;
 		c = c->a;
 	}
@@ -401,7 +401,7 @@ static void resolve_expr(struct scope *sc, struct node *n, bool lv)
 		break;
 	case N_ASSIGN:
 		resolve(sc, n->a, true);
-		if (strcmp(n->op, "=") && n->a->sym)
+		if (n->op != OP_ASSIGN && n->a->sym)
 			n->a->sym->read = true;
 		resolve(sc, n->b, false);
 		break;
@@ -437,12 +437,12 @@ static void resolve_expr(struct scope *sc, struct node *n, bool lv)
 		resolve_target(sc, n, lv);
 		break;
 	case N_UNARY:
-		if (!strcmp(n->op, "&") && n->a->kind != N_TARGET) {
+		if (n->op == OP_ADDR && n->a->kind != N_TARGET) {
 			tr_sema_error(s, n->tok, "'&' needs a target variable");
 			break;
 		}
-		if (!strcmp(n->op, "&"))
-			n->a->op = "&";	/* resolve_target(): its address */
+		if (n->op == OP_ADDR)	/* resolve_target(): its address */
+			n->a->op = OP_TARGET_ADDR;
 		resolve(sc, n->a, false);
 		break;
 	case N_ENTRY:
@@ -950,7 +950,7 @@ static struct node *and_cond(struct tr_session *s, struct node *a,
 	if (!b)
 		return a;
 	n = node_new(s, N_LOGIC, a->tok);
-	n->op = "&&";
+	n->op = OP_LAND;
 	n->a = a;
 	n->b = b;
 	return n;

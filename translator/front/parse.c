@@ -86,6 +86,15 @@ static const struct token *expect_op(struct parser *p, const char *op)
 	return next(p);
 }
 
+/* The operator of OPS (ended by OP_NONE) that T is, or OP_NONE. */
+static enum tr_op match_op(const struct token *t, const enum tr_op *ops)
+{
+	for (; *ops != OP_NONE; ops++)
+		if (tok_op(t, tr_op_name(*ops)))
+			return *ops;
+	return OP_NONE;
+}
+
 static const struct token *expect_ident(struct parser *p)
 {
 	const struct token *t = peek(p, 0);
@@ -194,7 +203,7 @@ static const char *args_text(struct parser *p, const struct ptr_vec *args)
 
 /* The member, index and pretty-print suffixes after a target value:
  * ->field, [index], $, $$.  Returns the whole text.  With N, the steps
- * go on N's list for elaboration: a member as an N_STR with op "->",
+ * go on N's list for elaboration: a member as an N_STR with op OP_MEMBER,
  * an index as its expression. */
 static char *target_suffix(struct parser *p, char *text, struct node *n)
 {
@@ -211,7 +220,7 @@ static char *target_suffix(struct parser *p, char *text, struct node *n)
 
 				while (len > 1 && f->text[len - 1] == '$')
 					len--;
-				m->op = "->";
+				m->op = OP_MEMBER;
 				m->str = arena_strndup(&p->s->arena, f->text,
 						       len);
 				m->slen = len;
@@ -427,7 +436,7 @@ static struct node *parse_postfix(struct parser *p)
 	if (tok_op(t, "++") || tok_op(t, "--")) {
 		struct node *n = node_new(p->s, N_POST, next(p));
 
-		n->op = t->text;
+		n->op = tok_op(t, "++") ? OP_INC : OP_DEC;
 		n->a = v;
 		return n;
 	}
@@ -436,7 +445,11 @@ static struct node *parse_postfix(struct parser *p)
 
 static struct node *parse_unary(struct parser *p)
 {
+	static const enum tr_op unary_ops[] = {
+		OP_NEG, OP_PLUS, OP_NOT, OP_BNOT, OP_ADDR, OP_NONE
+	};
 	const struct token *t = peek(p, 0);
+	enum tr_op op;
 	struct node *n;
 
 	if (tok_op(t, "++") || tok_op(t, "--")) {
@@ -444,18 +457,18 @@ static struct node *parse_unary(struct parser *p)
 		if (++p->depth > MAX_NESTING)
 			fail(p, t, "expression nesting too deep");
 		n = node_new(p->s, N_PRE, t);
-		n->op = t->text;
+		n->op = tok_op(t, "++") ? OP_INC : OP_DEC;
 		n->a = parse_unary(p);
 		p->depth--;
 		return n;
 	}
-	if (tok_op(t, "-") || tok_op(t, "+") || tok_op(t, "!") ||
-	    tok_op(t, "~") || tok_op(t, "&")) {
+	op = match_op(t, unary_ops);
+	if (op != OP_NONE) {
 		next(p);
 		if (++p->depth > MAX_NESTING)
 			fail(p, t, "expression nesting too deep");
 		/* -9223372036854775808 must stay a literal. */
-		if (tok_op(t, "-") && peek(p, 0)->type == TOK_NUMBER &&
+		if (op == OP_NEG && peek(p, 0)->type == TOK_NUMBER &&
 		    !tok_op(peek(p, 1), "++")) {
 			const struct token *num = next(p);
 
@@ -465,7 +478,7 @@ static struct node *parse_unary(struct parser *p)
 			return n;
 		}
 		n = node_new(p->s, N_UNARY, t);
-		n->op = t->text;
+		n->op = op;
 		n->a = parse_unary(p);
 		p->depth--;
 		return n;
@@ -476,23 +489,20 @@ static struct node *parse_unary(struct parser *p)
 typedef struct node *(*parse_fn)(struct parser *p);
 
 static struct node *binary_level(struct parser *p, parse_fn sub,
-				 enum node_kind kind,
-				 const char *const *ops)
+				 enum node_kind kind, const enum tr_op *ops)
 {
 	struct node *l = sub(p);
 
 	for (;;) {
 		const struct token *t = peek(p, 0);
-		int i;
+		enum tr_op op = match_op(t, ops);
 
-		for (i = 0; ops[i] && !tok_op(t, ops[i]); i++)
-			;
-		if (!ops[i])
+		if (op == OP_NONE)
 			return l;
 		next(p);
 		struct node *n = node_new(p->s, kind, t);
 
-		n->op = t->text;
+		n->op = op;
 		n->a = l;
 		n->b = sub(p);
 		l = n;
@@ -501,60 +511,59 @@ static struct node *binary_level(struct parser *p, parse_fn sub,
 
 static struct node *parse_mul(struct parser *p)
 {
-	static const char *const ops[] = { "*", "/", "%", NULL };
+	static const enum tr_op ops[] = { OP_MUL, OP_DIV, OP_MOD, OP_NONE };
 
 	return binary_level(p, parse_unary, N_BINARY, ops);
 }
 
 static struct node *parse_add(struct parser *p)
 {
-	static const char *const ops[] = { "+", "-", NULL };
+	static const enum tr_op ops[] = { OP_ADD, OP_SUB, OP_NONE };
 
 	return binary_level(p, parse_mul, N_BINARY, ops);
 }
 
 static struct node *parse_concat(struct parser *p)
 {
-	static const char *const ops[] = { ".", NULL };
+	static const enum tr_op ops[] = { OP_CAT, OP_NONE };
 
 	return binary_level(p, parse_add, N_BINARY, ops);
 }
 
 static struct node *parse_shift(struct parser *p)
 {
-	static const char *const ops[] = { "<<", ">>", NULL };
+	static const enum tr_op ops[] = { OP_SHL, OP_SHR, OP_NONE };
 
 	return binary_level(p, parse_concat, N_BINARY, ops);
 }
 
 static struct node *parse_cmp(struct parser *p)
 {
-	static const char *const ops[] = {
-		"==", "!=", "<", "<=", ">", ">=", NULL
+	static const enum tr_op ops[] = {
+		OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_NONE
 	};
 	struct node *l = parse_shift(p);
 
 	for (;;) {
 		const struct token *t = peek(p, 0);
 		struct node *n;
-		int i;
+		enum tr_op op;
 
 		if (tok_op(t, "=~") || tok_op(t, "!~")) {
 			next(p);
 			n = node_new(p->s, N_REGEX, t);
-			n->op = t->text;
+			n->op = tok_op(t, "=~") ? OP_MATCH : OP_NOMATCH;
 			n->a = l;
 			n->b = parse_shift(p);
 			l = n;
 			continue;
 		}
-		for (i = 0; ops[i] && !tok_op(t, ops[i]); i++)
-			;
-		if (!ops[i])
+		op = match_op(t, ops);
+		if (op == OP_NONE)
 			return l;
 		next(p);
 		n = node_new(p->s, N_CMP, t);
-		n->op = t->text;
+		n->op = op;
 		n->a = l;
 		n->b = parse_shift(p);
 		l = n;
@@ -598,35 +607,35 @@ static struct node *parse_in(struct parser *p)
 
 static struct node *parse_bitand(struct parser *p)
 {
-	static const char *const ops[] = { "&", NULL };
+	static const enum tr_op ops[] = { OP_BAND, OP_NONE };
 
 	return binary_level(p, parse_in, N_BINARY, ops);
 }
 
 static struct node *parse_bitxor(struct parser *p)
 {
-	static const char *const ops[] = { "^", NULL };
+	static const enum tr_op ops[] = { OP_BXOR, OP_NONE };
 
 	return binary_level(p, parse_bitand, N_BINARY, ops);
 }
 
 static struct node *parse_bitor(struct parser *p)
 {
-	static const char *const ops[] = { "|", NULL };
+	static const enum tr_op ops[] = { OP_BOR, OP_NONE };
 
 	return binary_level(p, parse_bitxor, N_BINARY, ops);
 }
 
 static struct node *parse_and(struct parser *p)
 {
-	static const char *const ops[] = { "&&", NULL };
+	static const enum tr_op ops[] = { OP_LAND, OP_NONE };
 
 	return binary_level(p, parse_bitor, N_LOGIC, ops);
 }
 
 static struct node *parse_or(struct parser *p)
 {
-	static const char *const ops[] = { "||", NULL };
+	static const enum tr_op ops[] = { OP_LOR, OP_NONE };
 
 	return binary_level(p, parse_and, N_LOGIC, ops);
 }
@@ -645,18 +654,17 @@ static struct node *parse_ternary(struct parser *p)
 	return n;
 }
 
-static bool is_assign_op(const struct token *t)
+/* The assignment operator T is, or OP_NONE. */
+static enum tr_op assign_op(const struct token *t)
 {
-	static const char *const ops[] = {
-		"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=",
-		"^=", ".=", NULL
+	static const enum tr_op ops[] = {
+		OP_ASSIGN, OP_ADD_ASSIGN, OP_SUB_ASSIGN, OP_MUL_ASSIGN,
+		OP_DIV_ASSIGN, OP_MOD_ASSIGN, OP_SHL_ASSIGN, OP_SHR_ASSIGN,
+		OP_BAND_ASSIGN, OP_BOR_ASSIGN, OP_BXOR_ASSIGN, OP_CAT_ASSIGN,
+		OP_NONE
 	};
-	int i;
 
-	for (i = 0; ops[i]; i++)
-		if (tok_op(t, ops[i]))
-			return true;
-	return false;
+	return match_op(t, ops);
 }
 
 static bool is_lvalue(const struct node *n)
@@ -681,23 +689,25 @@ static struct node *parse_expr_inner(struct parser *p)
 {
 	struct node *l = parse_ternary(p), *n;
 	const struct token *t = peek(p, 0);
+	enum tr_op op;
 
 	if (tok_op(t, "<<<")) {
 		if (!is_lvalue(l))
 			fail(p, t, "left side of '<<<' must be a variable "
 			     "or array element");
 		n = node_new(p->s, N_STATS_ADD, next(p));
-		n->op = t->text;
+		n->op = OP_STATS_ADD;
 		n->a = l;
 		n->b = parse_expr(p);
 		return n;
 	}
-	if (!is_assign_op(t))
+	op = assign_op(t);
+	if (op == OP_NONE)
 		return l;
 	if (!is_lvalue(l))
 		fail(p, t, "left side of assignment is not an lvalue");
 	n = node_new(p->s, N_ASSIGN, next(p));
-	n->op = t->text;
+	n->op = op;
 	n->a = l;
 	n->b = parse_expr(p);
 	return n;

@@ -81,7 +81,7 @@ static void unify_node(struct tctx *t, struct node *n, enum tr_type want)
 		n->type = want;
 		return;
 	case N_ASSIGN:
-		if (!strcmp(n->op, "=")) {
+		if (n->op == OP_ASSIGN) {
 			unify_node(t, n->a, want);
 			unify_node(t, n->b, want);
 			n->type = want;
@@ -362,7 +362,7 @@ static enum tr_type infer_expr(struct tctx *t, struct node *n)
 	case N_BINARY:
 		infer(t, n->a);
 		infer(t, n->b);
-		ta = !strcmp(n->op, ".") ? TY_STRING : TY_LONG;
+		ta = n->op == OP_CAT ? TY_STRING : TY_LONG;
 		unify_node(t, n->a, ta);
 		unify_node(t, n->b, ta);
 		return ta;
@@ -405,7 +405,7 @@ static enum tr_type infer_expr(struct tctx *t, struct node *n)
 	case N_ASSIGN:
 		ta = infer(t, n->a);
 		tb = infer(t, n->b);
-		if (!strcmp(n->op, "=")) {
+		if (n->op == OP_ASSIGN) {
 			if (ta == TY_STATS || tb == TY_STATS) {
 				if (t->final)
 					tr_sema_error(t->e->s, n->tok, "cannot "
@@ -419,7 +419,7 @@ static enum tr_type infer_expr(struct tctx *t, struct node *n)
 				unify_node(t, n->b, n->a->type);
 			return n->a->type;
 		}
-		ta = !strcmp(n->op, ".=") ? TY_STRING : TY_LONG;
+		ta = n->op == OP_CAT_ASSIGN ? TY_STRING : TY_LONG;
 		unify_node(t, n->a, ta);
 		unify_node(t, n->b, ta);
 		return ta;
@@ -469,7 +469,7 @@ static enum tr_type infer_expr(struct tctx *t, struct node *n)
 		for (i = 0; n->aux && i < n->list.n; i++) {
 			struct node *o = n->list.v[i];
 
-			if (o->kind == N_STR && o->op)
+			if (o->kind == N_STR && o->op == OP_MEMBER)
 				continue;
 			infer(t, o);
 			unify_node(t, o, TY_LONG);

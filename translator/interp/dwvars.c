@@ -159,7 +159,7 @@ int tr_dwvar_bind(struct tr_session *s, struct tr_dprobe *dp,
 			*err = dup_msg("target expression too long");
 			return -1;
 		}
-		if (o->kind == N_STR && o->op && !strcmp(o->op, "->")) {
+		if (o->kind == N_STR && o->op == OP_MEMBER) {
 			ops[nops].kind = MAPTAP_TVAR_MEMBER;
 			ops[nops++].member = o->str;
 		} else {
@@ -296,7 +296,7 @@ int tr_dwvar_entry_slot(struct tr_session *s, struct tr_dprobe *dp,
 {
 	if (cfa_slot(s, dp, n->tok, err))
 		return -1;
-	n->op = "saved";
+	n->op = OP_ENTRY_SAVED;
 	n->num = dp->up_entry.n;
 	vec_push(&s->arena, &dp->up_entry, n);
 	return 0;
@@ -340,7 +340,7 @@ static void frame_of(struct interp *I, struct node *n,
 	for (i = 0; i < n->list.n; i++) {
 		struct node *o = n->list.v[i];
 
-		if (o->kind == N_STR && o->op && !strcmp(o->op, "->"))
+		if (o->kind == N_STR && o->op == OP_MEMBER)
 			continue;
 		ix[k++] = tr_eval_long(I, o);
 	}

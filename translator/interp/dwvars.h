@@ -32,7 +32,7 @@ int tr_dwvar_bind(struct tr_session *s, struct tr_dprobe *dp,
 
 /* @entry(X) in the .return probe DP: X is evaluated at the entry hit
  * and N (the N_ENTRY) reads the saved value (N->num: its slot; N->op
- * "saved" marks it). */
+ * OP_ENTRY_SAVED marks it). */
 int tr_dwvar_entry_slot(struct tr_session *s, struct tr_dprobe *dp,
 			struct node *n, char **err);
 

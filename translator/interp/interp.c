@@ -227,29 +227,30 @@ static void lref_set(struct interp *I, struct lref *r,
 
 /* ---- arithmetic ---- */
 
-static int64_t arith(struct interp *I, const struct node *n, const char *op,
+static int64_t arith(struct interp *I, const struct node *n, enum tr_op op,
 		     int64_t a, int64_t b)
 {
 	uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
 	int64_t out;
 
-	switch (op[0]) {
-	case '+': return (int64_t)(ua + ub);
-	case '-': return (int64_t)(ua - ub);
-	case '*': return (int64_t)(ua * ub);
-	case '/':
-	case '%':
-		if ((op[0] == '/' ? maptap_script_div : maptap_script_mod)(
+	switch (op) {
+	case OP_ADD: return (int64_t)(ua + ub);
+	case OP_SUB: return (int64_t)(ua - ub);
+	case OP_MUL: return (int64_t)(ua * ub);
+	case OP_DIV:
+	case OP_MOD:
+		if ((op == OP_DIV ? maptap_script_div : maptap_script_mod)(
 			    I->ctx, a, b, &out) < 0)
 			tr_rt_ctx_error(I, n->tok);
 		return out;
-	case '&': return a & b;
-	case '|': return a | b;
-	case '^': return a ^ b;
-	case '<': return (int64_t)(ua << (b & 63));
-	case '>': return a >> (b & 63);
+	case OP_BAND: return a & b;
+	case OP_BOR: return a | b;
+	case OP_BXOR: return a ^ b;
+	case OP_SHL: return (int64_t)(ua << (b & 63));
+	case OP_SHR: return a >> (b & 63);
+	default: break;
 	}
-	tr_rt_error(I, n->tok, "unknown operator %s", op);
+	tr_rt_error(I, n->tok, "unknown operator %s", tr_op_name(op));
 }
 
 /* ---- statistics ---- */
@@ -496,7 +497,7 @@ static int64_t incdec(struct interp *I, struct node *n)
 {
 	struct lref r;
 	struct maptap_script_error err;
-	int64_t d = n->op[0] == '+' ? 1 : -1, v;
+	int64_t d = n->op == OP_INC ? 1 : -1, v;
 
 	err_init(&err);
 	lref_make(I, n->a, &r);
@@ -516,28 +517,26 @@ static int64_t assign_long(struct interp *I, struct node *n)
 	struct lref r;
 	struct maptap_script_error err;
 	int64_t v, cur;
-	char op[4];
 
 	err_init(&err);
 	lref_make(I, n->a, &r);
-	if (!strcmp(n->op, "=")) {
+	if (n->op == OP_ASSIGN) {
 		v = tr_eval_long(I, n->b);
 		lref_set(I, &r, maptap_script_long(v));
 		return v;
 	}
 	v = tr_eval_long(I, n->b);
-	if (n->a->kind == N_INDEX && (!strcmp(n->op, "+=") ||
-				      !strcmp(n->op, "-="))) {
+	if (n->a->kind == N_INDEX && (n->op == OP_ADD_ASSIGN ||
+				      n->op == OP_SUB_ASSIGN)) {
 		if (maptap_script_map_add(map_of(I, n->a), r.keys,
-					  n->op[0] == '+' ? v :
+					  n->op == OP_ADD_ASSIGN ? v :
 					  (int64_t)(0 - (uint64_t)v), &cur,
 					  &err) < 0)
 			rt_lib_error(I, n->a->tok, &err);
 		return cur;
 	}
-	snprintf(op, sizeof(op), "%.*s", (int)strlen(n->op) - 1, n->op);
 	cur = lref_get(I, &r).u.l;
-	v = arith(I, n, op, cur, v);
+	v = arith(I, n, tr_op_compound(n->op), cur, v);
 	lref_set(I, &r, maptap_script_long(v));
 	return v;
 }
@@ -550,7 +549,7 @@ static struct sref assign_str(struct interp *I, struct node *n)
 
 	lref_make(I, n->a, &r);
 	b = tr_eval_str(I, n->b);
-	if (!strcmp(n->op, ".=")) {
+	if (n->op == OP_CAT_ASSIGN) {
 		struct maptap_script_buf *t = tr_tmp_get(I);
 
 		cur = lref_get(I, &r);
@@ -579,13 +578,15 @@ static int64_t eval_cmp(struct interp *I, struct node *n)
 
 		c = a < b ? -1 : a > b;
 	}
-	switch (n->op[0]) {
-	case '=': return c == 0;
-	case '!': return c != 0;
-	case '<': return n->op[1] ? c <= 0 : c < 0;
-	case '>': return n->op[1] ? c >= 0 : c > 0;
+	switch (n->op) {
+	case OP_EQ: return c == 0;
+	case OP_NE: return c != 0;
+	case OP_LT: return c < 0;
+	case OP_LE: return c <= 0;
+	case OP_GT: return c > 0;
+	case OP_GE: return c >= 0;
+	default: return 0;
 	}
-	return 0;
 }
 
 static int64_t eval_in(struct interp *I, struct node *n)
@@ -607,7 +608,7 @@ static int64_t eval_regex(struct interp *I, struct node *n)
 
 	if (rc < 0)
 		tr_rt_ctx_error(I, n->tok);
-	return n->op[0] == '!' ? !rc : rc;
+	return n->op == OP_NOMATCH ? !rc : rc;
 }
 
 int64_t tr_eval_long(struct interp *I, struct node *n)
@@ -635,7 +636,7 @@ int64_t tr_eval_long(struct interp *I, struct node *n)
 		return arith(I, n, n->op, tr_eval_long(I, n->a),
 			     tr_eval_long(I, n->b));
 	case N_LOGIC:
-		if (n->op[0] == '&')
+		if (n->op == OP_LAND)
 			return tr_eval_long(I, n->a) && tr_eval_long(I, n->b);
 		return tr_eval_long(I, n->a) || tr_eval_long(I, n->b);
 	case N_CMP:
@@ -644,12 +645,12 @@ int64_t tr_eval_long(struct interp *I, struct node *n)
 		return eval_regex(I, n);
 	case N_UNARY:
 		l = tr_eval_long(I, n->a);
-		switch (n->op[0]) {
-		case '-': return (int64_t)(0 - (uint64_t)l);
-		case '!': return !l;
-		case '~': return ~l;
+		switch (n->op) {
+		case OP_NEG: return (int64_t)(0 - (uint64_t)l);
+		case OP_NOT: return !l;
+		case OP_BNOT: return ~l;
+		default: return l;
 		}
-		return l;
 	case N_PRE:
 	case N_POST:
 		return incdec(I, n);
@@ -672,7 +673,7 @@ int64_t tr_eval_long(struct interp *I, struct node *n)
 		return v;
 	}
 	case N_ENTRY:
-		if (n->op)
+		if (n->op == OP_ENTRY_SAVED)
 			return tr_dwvar_long(I, n);
 		return tr_eval_long(I, n->a);
 	case N_TARGET:
@@ -731,7 +732,7 @@ struct sref tr_eval_str(struct interp *I, struct node *n)
 		return tmp_ref(t);
 	}
 	case N_ENTRY:
-		if (n->op)
+		if (n->op == OP_ENTRY_SAVED)
 			return tr_dwvar_str(I, n);
 		return tr_eval_str(I, n->a);
 	case N_TARGET:
