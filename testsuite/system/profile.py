@@ -209,7 +209,7 @@ def check_exec():
     # Not P_SPIN_MIN_MS: the ring is drained only at the exec here, and
     # 1.5 s of samples per image overflowed its 1024 pages.
     env = dict(os.environ, P_SPIN_TIME="1", P_SPIN_MIN_MS="0")
-    run = t.maptap(["--profile", "-D", "PROFILE_DRAIN_MS=100000", "-D",
+    run = t.maptap(["-v", "--profile", "-D", "PROFILE_DRAIN_MS=100000", "-D",
                     "PROFILE_PAGES=1024", "-D", "PROFILE_PERIOD=1000000",
                     "-c", "%s run %d %d %s run %d %d" %
                     (b["exe"], b["n"], ROUNDS // 2, b["lib"], b["n"],
@@ -229,20 +229,20 @@ def check_exec():
         tol = 4 * 50.0 / max(1, a + c) ** 0.5
         want = 100.0 * cpu[0][f] / max(1, cpu[0][f] + cpu[1][f])
         got = 100.0 * a / max(1, a + c)
-        # KNOWN BUG (issue 17's note of 2026-12-02): in 1 of 3 CI runs
-        # under load the PIE had 39 % of f60's and f30's samples where
-        # its CPU time was 50 %, with 0 lost: cause not found yet.  So
-        # the check is that both images get a fair part (25-75 %), and
-        # the CPU-time comparison is said, not asserted.
-        if abs(got - want) > tol:
-            t.diag("exec: %s: %.1f %% of the samples in the PIE, its CPU "
-                   "time %.1f %% (+- %.0f): the known gap" %
-                   (f, got, want, tol))
-        if not t.ok(a + c > 0 and 25.0 <= got <= 75.0,
+        # The reference is the CPU time each image's calls took, not
+        # half: on this VM the same work took 1.8x the CPU time in one
+        # image as in the other (65/35 % of f60's, samples following to
+        # the point), so a fixed split fails where the profile is right.
+        # (One CI run had 39 % of f60's samples in the PIE where its CPU
+        # time was 50 %, 0 lost; not seen again in 60 runs under load:
+        # the table and -v's counts are printed if it comes back.)
+        if not t.ok(a > 0 and c > 0 and abs(got - want) <= tol,
                     "exec: %s is in the PIE before the exec and in the "
-                    "library after, each a fair part (%d, %d; CPU time "
-                    "%.1f %% in the PIE)" % (f, a, c, want)):
+                    "library after, as their CPU time says (%d, %d: "
+                    "%.1f %% in the PIE, its CPU time %.1f %% +- %.1f)" %
+                    (f, a, c, got, want, tol)):
             t.diag(run.stdout)
+            t.diag(run.stderr)
     t.eq(sorted(m for (f, m) in rows if f in SHARES),
          sorted([b["exe"], b["so"]] * 3),
          "exec: no function is named in another image")
