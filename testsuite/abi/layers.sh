@@ -35,7 +35,7 @@ translator/interp translator/driver
 translator/front translator/interp
 '
 # translator/{front,interp} -> translator/driver: driver.h's parsed
-#	command line (struct driver_opts), read by the passes as stap's
+#	command line (struct tr_options), read by the passes as stap's
 #	systemtap_session options are.
 # translator/front -> translator/interp: elaborate.c includes cvars.h
 #	(tr_cvar_lookup(): pass 2 asks pass 5's table which probe offers

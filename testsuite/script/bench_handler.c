@@ -16,7 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "driver.h"
 #include "interp.h"
 
 static const char script_fmt[] =
@@ -50,8 +49,8 @@ int main(int argc, char **argv)
 	long events = argc > 1 ? atol(argv[1]) : 2000000;
 	long keys = argc > 2 ? atol(argv[2]) : 1000;
 	char text[512], maxent[32];
-	struct driver_define def = { "MAXMAPENTRIES", maxent };
-	struct driver_opts o;
+	struct tr_define def = { "MAXMAPENTRIES", maxent };
+	struct tr_options o;
 	struct tr_session s;
 	struct src_file f = { .name = "<bench>" };
 	struct tr_file *tf;

@@ -13,14 +13,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "driver.h"
 #include "elaborate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct driver_opts o;
+	struct tr_options o;
 	struct tr_session s;
 	struct src_file *f;
 	struct tr_file *tf;

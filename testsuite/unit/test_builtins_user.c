@@ -31,7 +31,6 @@
 #include <maptap/module.h>
 #include <maptap/session.h>
 
-#include "driver.h"
 #include "interp.h"
 #include "run_probe.h"
 #include "tap.h"

@@ -26,7 +26,6 @@
 
 #include "cvars.h"
 #include "dwvars.h"
-#include "driver.h"
 #include "elab_int.h"
 #include "sdt_points.h"
 #include "tapset_index.h"
@@ -1184,7 +1183,7 @@ static void warn_unused(struct elab *e)
  * message for the first such probe is enough. */
 static void check_target(struct elab *e)
 {
-	const struct driver_opts *o = e->s->opts;
+	const struct tr_options *o = e->s->opts;
 	int i;
 
 	if (o && (o->target_cmd || o->target_pid || o->listing))

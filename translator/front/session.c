@@ -19,7 +19,6 @@
 #include <maptap/tvar.h>
 #include <maptap/unwind.h>
 
-#include "driver.h"
 #include "session.h"
 
 static void set_kernel_version(struct tr_session *s)
@@ -36,7 +35,7 @@ static void set_kernel_version(struct tr_session *s)
 	s->kernel_v = arena_strndup(&s->arena, u.release, n);
 }
 
-void tr_session_init(struct tr_session *s, const struct driver_opts *opts)
+void tr_session_init(struct tr_session *s, const struct tr_options *opts)
 {
 	memset(s, 0, sizeof(*s));
 	s->opts = opts;

@@ -13,14 +13,13 @@
 #include <stdio.h>
 
 #include "arena.h"
+#include "options.h"
 
 /* What the preprocessor's `runtime` and `arch` conditions see, and the
  * subdirectories of a tapset directory searched besides its top: maptap
  * is a user-space runtime, so tapsets take their dyninst variants. */
 #define TR_RUNTIME_NAME "dyninst"
 #define TR_ARCH_NAME "x86_64"
-
-struct driver_opts;
 
 struct src_file {
 	const char *name;	/* "<input>" for -e */
@@ -76,7 +75,7 @@ struct tr_tapset_index;
 
 struct tr_session {
 	struct arena arena;
-	const struct driver_opts *opts;
+	const struct tr_options *opts;	/* the command line (options.h) */
 	FILE *out;		/* script output: stdout or -o */
 	FILE *err;		/* diagnostics */
 	int out_fd;		/* OUT's descriptor if a tr_fd_stream(), or -1 */
@@ -104,7 +103,7 @@ struct tr_tvar_mod {
 	int err;			/* -errno of the open */
 };
 
-void tr_session_init(struct tr_session *s, const struct driver_opts *opts);
+void tr_session_init(struct tr_session *s, const struct tr_options *opts);
 
 /* Write all LEN bytes at BUF to FD: waits (poll(2)) while FD is a full
  * pipe or terminal in non-blocking mode -- the command may set

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "driver.h"
 #include "interp.h"
 
 enum {

@@ -27,7 +27,6 @@
 
 #include <maptap/syscalls.h>
 
-#include "driver.h"
 #include "interp.h"
 
 enum {
