@@ -27,6 +27,7 @@ char *run_probe(const char *script, struct tr_target *tgt,
 	memset(&o, 0, sizeof(o));
 	o.last_pass = 5;
 	tr_session_init(&s, &o);
+	tr_interp_builtins(&s);
 	s.err = mem;
 	if (lim && lim->maxbacktrace)
 		s.limits.maxbacktrace = lim->maxbacktrace;

@@ -66,6 +66,7 @@ int main(int argc, char **argv)
 	o.defines = &def;
 	o.n_defines = 1;
 	tr_session_init(&s, &o);
+	tr_interp_builtins(&s);
 	s.limits.maxmapentries = keys + 16;
 	f.text = text;
 	f.len = strlen(text);

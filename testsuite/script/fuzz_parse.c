@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elaborate.h"
+#include "interp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -30,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&o, 0, sizeof(o));
 	o.last_pass = 2;
 	tr_session_init(&s, &o);
+	tr_interp_builtins(&s);
 	s.err = s.out = null;
 	s.no_tapsets = true;
 	f = arena_alloc(&s.arena, sizeof(*f));

@@ -232,6 +232,7 @@ int translator_run(const struct tr_options *opts)
 	int i, rc;
 
 	tr_session_init(&s, opts);
+	tr_interp_builtins(&s);
 	for (i = 0; i < opts->n_defines; i++)
 		if (apply_define(&s, &opts->defines[i]) < 0) {
 			tr_session_fini(&s);

@@ -72,6 +72,7 @@ struct tr_limits {
 struct tr_macro;
 struct tr_file;
 struct tr_tapset_index;
+struct tr_builtin_set;
 
 struct tr_session {
 	struct arena arena;
@@ -84,6 +85,11 @@ struct tr_session {
 	bool warn;		/* print warnings (not -w) */
 	bool no_tapsets;	/* read no tapset directory (fuzzing) */
 	struct tr_limits limits;
+	/* The built-in functions pass 2 resolves calls to, as descriptors
+	 * (elaborate.h): the interpreter's, which the driver hands in
+	 * (tr_interp_builtins()).  None: every call must be a script's. */
+	const struct tr_builtin_set *const *builtins;
+	size_t n_builtins;
 	struct ptr_vec tapsets;		/* struct tr_file *: parsed tapsets */
 	struct tr_tapset_index *tapset_index;	/* what each file defines */
 	struct ptr_vec macros;		/* struct tr_macro * */
@@ -93,7 +99,7 @@ struct tr_session {
 	struct tr_elab *elab;		/* pass 2 result */
 	struct ptr_vec formats;		/* compiled formats, to free */
 	struct ptr_vec tvars;		/* struct maptap_tvar *, to free */
-	struct ptr_vec tvar_mods;	/* struct tr_tvar_mod * (dwvars.c) */
+	struct ptr_vec tvar_mods;	/* struct tr_tvar_mod * (dwvar_bind.c) */
 };
 
 /* A module whose DWARF pass 2 opened for target variables. */
