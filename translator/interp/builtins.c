@@ -79,8 +79,11 @@ static const struct tr_builtin builtins[] = {
  * base. */
 static const struct tr_builtin_group *const groups[] = {
 	&tr_builtins_proc,	/* builtins_proc.c: process context */
-	&tr_builtins_user,	/* builtins_user.c: symbols, user memory */
+	&tr_builtins_ucontext,	/* builtins_ucontext.c: uaddr, registers */
 	&tr_builtins_stack,	/* builtins_stack.c: backtraces */
+	&tr_builtins_usymbols,	/* builtins_usymbols.c: symbols, modules,
+				 * VMAs of an address */
+	&tr_builtins_uconversions, /* builtins_uconversions.c: user memory */
 };
 
 #define N_GROUPS (sizeof(groups) / sizeof(groups[0]))
@@ -94,7 +97,9 @@ static const struct tr_builtin_set core = {
 static const struct tr_builtin_set *const sets[] = {
 	&core,
 	&tr_builtins_proc.set,
-	&tr_builtins_user.set,
+	&tr_builtins_ucontext.set,
+	&tr_builtins_usymbols.set,
+	&tr_builtins_uconversions.set,
 	&tr_builtins_stack.set,
 };
 

@@ -202,7 +202,9 @@ struct tr_builtin_group {
 };
 
 extern const struct tr_builtin_group tr_builtins_proc;	/* id 1000.. */
-extern const struct tr_builtin_group tr_builtins_user;	/* id 2000.. */
+extern const struct tr_builtin_group tr_builtins_ucontext;	/* 2000.. */
 extern const struct tr_builtin_group tr_builtins_stack;	/* id 3000.. */
+extern const struct tr_builtin_group tr_builtins_usymbols;	/* 4000.. */
+extern const struct tr_builtin_group tr_builtins_uconversions; /* 5000.. */
 
 #endif
