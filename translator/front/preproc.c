@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "unit.h"
 
 struct tr_macro {
 	const char *name;

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* session.h -- the translator's state for one run of one script.
+/* unit.h -- the translation unit: the translator's state for one run of
+ * one script.
  *
  * Everything the passes make hangs off struct tr_session: source files,
  * tokens, the parse tree, symbols, diagnostics.  Nothing is global, so
- * tests and the fuzz target can run many sessions in one process.
+ * tests and the fuzz target can run many sessions in one process.  (The
+ * file was session.h, a name libmaptap's tracing session has too,
+ * include/maptap/session.h; the struct and its functions kept their
+ * tr_session names.)
  */
-#ifndef TR_SESSION_H
-#define TR_SESSION_H
+#ifndef TR_UNIT_H
+#define TR_UNIT_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* session.c -- session lifetime, source files and diagnostics in the
- * shape stap(1) prints them (parse.cxx / elaborate.cxx print_error):
+/* unit.c -- the translation unit's (struct tr_session's) lifetime,
+ * source files and diagnostics in the shape stap(1) prints them
+ * (parse.cxx / elaborate.cxx print_error):
  *
  *   parse error: MESSAGE
  *           saw: TOKEN at FILE:LINE:COL
@@ -19,7 +20,7 @@
 #include <maptap/tvar.h>
 #include <maptap/unwind.h>
 
-#include "session.h"
+#include "unit.h"
 
 static void set_kernel_version(struct tr_session *s)
 {
