@@ -6,14 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "driver.h"
 #include "interp.h"
 #include "run_probe.h"
 
 char *run_probe(const char *script, struct tr_target *tgt,
 		const struct run_probe_limits *lim, long *errors)
 {
-	struct driver_opts o;
+	struct tr_options o;
 	struct tr_session s;
 	struct src_file f = { .name = "<test>" };
 	struct tr_file *tf;
@@ -28,6 +27,7 @@ char *run_probe(const char *script, struct tr_target *tgt,
 	memset(&o, 0, sizeof(o));
 	o.last_pass = 5;
 	tr_session_init(&s, &o);
+	tr_interp_builtins(&s);
 	s.err = mem;
 	if (lim && lim->maxbacktrace)
 		s.limits.maxbacktrace = lim->maxbacktrace;

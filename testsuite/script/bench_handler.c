@@ -19,7 +19,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "driver.h"
 #include "interp.h"
 
 static const char script_fmt[] =
@@ -72,8 +71,8 @@ static int bench(const char *text, long events, long keys, long per,
 		 double t[5])
 {
 	char maxent[32];
-	struct driver_define def = { "MAXMAPENTRIES", maxent };
-	struct driver_opts o;
+	struct tr_define def = { "MAXMAPENTRIES", maxent };
+	struct tr_options o;
 	struct tr_session s;
 	struct src_file f = { .name = "<bench>" };
 	struct tr_file *tf;
@@ -87,6 +86,7 @@ static int bench(const char *text, long events, long keys, long per,
 	o.defines = &def;
 	o.n_defines = 1;
 	tr_session_init(&s, &o);
+	tr_interp_builtins(&s);
 	s.limits.maxmapentries = keys + 16;
 	f.text = text;
 	f.len = strlen(text);

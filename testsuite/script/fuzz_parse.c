@@ -13,14 +13,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "driver.h"
-#include "elaborate.h"
+#include "interp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct driver_opts o;
+	struct tr_options o;
 	struct tr_session s;
 	struct src_file *f;
 	struct tr_file *tf;
@@ -31,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&o, 0, sizeof(o));
 	o.last_pass = 2;
 	tr_session_init(&s, &o);
+	tr_interp_builtins(&s);
 	s.err = s.out = null;
 	s.no_tapsets = true;
 	f = arena_alloc(&s.arena, sizeof(*f));

@@ -88,7 +88,7 @@ static int parse_one(const char *top, const char *path)
 	const char *rel = path + strlen(top) + 1;
 	char linux_dir[4096];
 	const char *dirs[2];
-	struct driver_opts o;
+	struct tr_options o;
 
 	memset(&o, 0, sizeof(o));
 	o.script_file = path;

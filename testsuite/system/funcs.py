@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """funcs.py -- system tests of the user-symbol, user-memory and vma_
-script functions (translator/interp/builtins_user.c, docs/functions.md).
+script functions (translator/interp/builtins_ucontext.c, _usymbols.c,
+_uconversions.c; docs/functions.md).
 
 The target (testsuite/targets/u_main.c with u_lib.c, built here) asks the
 script questions with write(-1, ADDR, WHAT): a process.syscall probe sees

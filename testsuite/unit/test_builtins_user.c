@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_builtins_user.c -- the user-space script functions
- * (translator/interp/builtins_user.c) on a live process, without the probe
+ * (translator/interp/builtins_ucontext.c, builtins_usymbols.c,
+ * builtins_uconversions.c) on a live process, without the probe
  * points: a session attaches to a forked copy of this program and, in
  * its on_ready callback (the thread is stopped there), the test runs a
  * script's begin handler with the process context set as pass 5's
@@ -31,7 +32,6 @@
 #include <maptap/module.h>
 #include <maptap/session.h>
 
-#include "driver.h"
 #include "interp.h"
 #include "run_probe.h"
 #include "tap.h"

@@ -29,7 +29,6 @@
 #include <maptap/module.h>
 #include <maptap/unwind.h>
 
-#include "driver.h"
 #include "interp.h"
 #include "ptrace_stop.h"
 #include "run_probe.h"

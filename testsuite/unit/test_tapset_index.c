@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "ast.h"
-#include "session.h"
+#include "unit.h"
 #include "tapset_index.h"
 #include "tap.h"
 

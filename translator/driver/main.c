@@ -84,9 +84,9 @@ static int refuse(const char *fmt, ...)
 	return 1;
 }
 
-static int add_define(struct driver_define **v, int *n, char *arg)
+static int add_define(struct tr_define **v, int *n, char *arg)
 {
-	struct driver_define *nv = realloc(*v, (size_t)(*n + 1) * sizeof(**v));
+	struct tr_define *nv = realloc(*v, (size_t)(*n + 1) * sizeof(**v));
 	char *eq;
 
 	if (!nv)
@@ -161,7 +161,7 @@ static int bad_option(int c, char **argv)
 	return 1;
 }
 
-static int parse_args(int argc, char **argv, struct driver_opts *o)
+static int parse_args(int argc, char **argv, struct tr_options *o)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -340,18 +340,18 @@ static int parse_args(int argc, char **argv, struct driver_opts *o)
 /* Without a script: run the log script on the target.  --json sets its
  * json global; MAXSTRINGLEN is raised so that no path is cut short
  * (a -D of the user's comes later and wins). */
-static int run_log(struct driver_opts *o)
+static int run_log(struct tr_options *o)
 {
 	static char json_on[] = "json=1";
 	static char stacks_on[] = "stacks=1";
-	struct driver_define *d;
+	struct tr_define *d;
 	char log[PATH_MAX];
 
 	if (!o->target_cmd && !o->target_pid)
 		return refuse("nothing to trace: give -c 'CMD' or -x PID, or a script");
 	/* The default log is a script of the tapset directory's. */
 	if (snprintf(log, sizeof(log), "%s/maptap/log.stp",
-		     driver_tapset_dir(o)) >= (int)sizeof(log))
+		     tr_tapset_dir(o)) >= (int)sizeof(log))
 		return refuse("MAPTAP_TAPSET: path too long");
 	o->script_file = log;
 	if (o->json && add_define(&o->globals, &o->n_globals, json_on))
@@ -374,7 +374,7 @@ static int run_log(struct driver_opts *o)
  * but no event runs script code: the report pays only for its own
  * accounting and stacks, not for the log's formatting.  Nothing is
  * parsed from the tapsets but what this line names. */
-static int run_report_only(struct driver_opts *o)
+static int run_report_only(struct tr_options *o)
 {
 	o->script_text = "probe never {}";
 	return translator_run(o);
@@ -383,9 +383,9 @@ static int run_report_only(struct driver_opts *o)
 /* Every run reads the tapset directory (the default log is one of its
  * scripts): one line when it is not there, rather than a script that
  * cannot find its probes. */
-static int check_tapset_dir(const struct driver_opts *o)
+static int check_tapset_dir(const struct tr_options *o)
 {
-	const char *dir = driver_tapset_dir(o);
+	const char *dir = tr_tapset_dir(o);
 	struct stat st;
 
 	if (stat(dir, &st) != 0)
@@ -398,7 +398,7 @@ static int check_tapset_dir(const struct driver_opts *o)
 }
 
 /* Combinations of options that cannot mean anything; one line each. */
-static int check_modes(const struct driver_opts *o)
+static int check_modes(const struct tr_options *o)
 {
 	bool script = o->script_text || o->script_file;
 
@@ -428,7 +428,7 @@ static int check_modes(const struct driver_opts *o)
 
 /* The user's script, the log, or with --report or --profile alone
  * nothing but the report or the profile. */
-static int run(struct driver_opts *o)
+static int run(struct tr_options *o)
 {
 	static char text[8192];
 
@@ -472,8 +472,8 @@ static int pin_to_cpu(void)
 
 int main(int argc, char **argv)
 {
-	struct driver_sigstate sigstate;
-	struct driver_opts o;
+	struct tr_sigstate sigstate;
+	struct tr_options o;
 	int code;
 
 	driver_signals_at_start(&sigstate);

@@ -54,7 +54,7 @@ static void clock_report(struct tr_session *s, const struct pass_clock *c,
 		tv_ms(&c->ru.ru_stime, &now.ru.ru_stime), real);
 }
 
-static int apply_define(struct tr_session *s, const struct driver_define *d)
+static int apply_define(struct tr_session *s, const struct tr_define *d)
 {
 	static const struct {
 		const char *name;
@@ -91,7 +91,7 @@ static int apply_define(struct tr_session *s, const struct driver_define *d)
 
 static struct src_file *script_source(struct tr_session *s)
 {
-	const struct driver_opts *o = s->opts;
+	const struct tr_options *o = s->opts;
 	struct src_file *f;
 
 	if (o->script_text) {
@@ -135,7 +135,7 @@ static int run_pass5(struct tr_session *s)
 
 static int run_passes(struct tr_session *s)
 {
-	const struct driver_opts *o = s->opts;
+	const struct tr_options *o = s->opts;
 	struct pass_clock c;
 	struct src_file *src;
 	struct tr_file *f;
@@ -226,12 +226,13 @@ static int open_streams(struct tr_session *s, const char *path,
 	return -1;
 }
 
-int translator_run(const struct driver_opts *opts)
+int translator_run(const struct tr_options *opts)
 {
 	struct tr_session s;
 	int i, rc;
 
 	tr_session_init(&s, opts);
+	tr_interp_builtins(&s);
 	for (i = 0; i < opts->n_defines; i++)
 		if (apply_define(&s, &opts->defines[i]) < 0) {
 			tr_session_fini(&s);

@@ -28,7 +28,7 @@
 
 #include "driver.h"
 
-void driver_signals_at_start(struct driver_sigstate *st)
+void driver_signals_at_start(struct tr_sigstate *st)
 {
 	static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	sigset_t hold;

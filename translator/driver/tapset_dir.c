@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* tapset_dir.c -- where the tapsets are: $MAPTAP_TAPSET, else the source
- * tree's when the program runs from its build tree, else the installed
- * $(pkgdatadir)/tapset.
+/* tapset_dir.c -- whether the program runs from its build tree, and
+ * where that tree's tapsets are (driver_find_uninstalled()): the front
+ * end reads them when $MAPTAP_TAPSET names none (tr_tapset_dir(),
+ * front/tapset_load.c).
  *
  * The build tree is told by a file the build writes beside the program
  * (DRIVER_UNINSTALLED, Makefile.am) and `make install` never installs:
@@ -48,7 +49,7 @@ static int exe_dir(char *buf, size_t size, uid_t *uid)
 	return 0;
 }
 
-void driver_find_uninstalled(struct driver_opts *o)
+void driver_find_uninstalled(struct tr_options *o)
 {
 	char path[PATH_MAX], dir[PATH_MAX];
 	struct stat st;
@@ -75,15 +76,4 @@ void driver_find_uninstalled(struct driver_opts *o)
 	dir[n] = '\0';
 	dir[strcspn(dir, "\n")] = '\0';
 	o->uninstalled_tapsets = strdup(dir);
-}
-
-const char *driver_tapset_dir(const struct driver_opts *o)
-{
-	const char *env = getenv("MAPTAP_TAPSET");
-
-	if (env && *env)
-		return env;
-	if (o && o->uninstalled_tapsets)
-		return o->uninstalled_tapsets;
-	return MAPTAP_TAPSETDIR;
 }

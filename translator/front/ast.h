@@ -9,7 +9,7 @@
 #ifndef TR_AST_H
 #define TR_AST_H
 
-#include "session.h"
+#include "unit.h"
 
 enum tr_type {
 	TY_UNKNOWN,

@@ -24,9 +24,8 @@
 #include <maptap/syscalls.h>
 #include <maptap/uprobe.h>
 
-#include "cvars.h"
-#include "dwvars.h"
-#include "driver.h"
+#include "cvar_table.h"
+#include "dwvar_bind.h"
 #include "elab_int.h"
 #include "sdt_points.h"
 #include "tapset_index.h"
@@ -216,8 +215,8 @@ static void resolve_list(struct scope *sc, struct ptr_vec *v)
 }
 
 /* The value of @defined(X): a target variable is defined when the
- * probe point has it (cvars.c), or its DWARF has it with a location at
- * the probe's address (dwvars.c). */
+ * probe point has it (cvar_table.c), or its DWARF has it with a location at
+ * the probe's address (dwvar_bind.c). */
 static bool defined_value(const struct scope *sc, const struct node *n)
 {
 	enum tr_type t;
@@ -244,7 +243,7 @@ static bool defined_value(const struct scope *sc, const struct node *n)
 }
 
 /* $name of a probe on a traced process: bound to its DWARF variable
- * (dwvars.c; N->aux), or to its context variable id (in NUM), and
+ * (dwvar_bind.c; N->aux), or to its context variable id (in NUM), and
  * typed now. */
 static void resolve_target(struct scope *sc, struct node *n, bool lv)
 {
@@ -326,7 +325,7 @@ static void resolve_call(struct scope *sc, struct node *n)
 	const struct tr_builtin *b = NULL;
 
 	if (!f)
-		b = tr_builtin_find(n->str);
+		b = tr_builtin_find(e->s, n->str);
 	if (!f && !b)
 		f = find_function(e, sc->file, n->str, false);
 	resolve_list(sc, &n->list);
@@ -335,7 +334,7 @@ static void resolve_call(struct scope *sc, struct node *n)
 			tr_sema_error(e->s, n->tok, "Wrong number of arguments "
 				      "to function '%s'", n->str);
 		n->builtin = b->id;
-		if (tr_builtin_at_stop(b->id))
+		if (tr_builtin_at_stop(e->s, b))
 			e->out->at_stop = true;
 		return;
 	}
@@ -1184,7 +1183,7 @@ static void warn_unused(struct elab *e)
  * message for the first such probe is enough. */
 static void check_target(struct elab *e)
 {
-	const struct driver_opts *o = e->s->opts;
+	const struct tr_options *o = e->s->opts;
 	int i;
 
 	if (o && (o->target_cmd || o->target_pid || o->listing))

@@ -88,10 +88,11 @@ struct tr_dprobe {
 					 * IFUNC's resolver: the probe goes
 					 * on its choice; NULL */
 	/* .return: the nodes read at the entry (@entry(X), and target
-	 * variables other than $return; dwvars.h), slot = index; slot 0
-	 * is the CFA, which matches the entry to its return.  They are
-	 * read at UP_BODY (the address past the prologue, as stap's
-	 * entry probe; UP_VADDR when DWARF did not say). */
+	 * variables other than $return; dwvar_bind.h, interp/dwvars.h),
+	 * slot = index; slot 0 is the CFA, which matches the entry to its
+	 * return.  They are read at UP_BODY (the address past the
+	 * prologue, as stap's entry probe; UP_VADDR when DWARF did not
+	 * say). */
 	struct ptr_vec up_entry;
 	uint64_t up_body;
 	/* Entry probes reading a DW_OP_entry_value away from the entry
@@ -112,13 +113,26 @@ static inline bool tr_probe_needs_target(enum probe_kind k)
 	       k == PK_PERF || k == PK_UPROBE;
 }
 
-/* A built-in function implemented in C (builtins.c). */
+/* A built-in function implemented in C, as pass 2 sees it: its name,
+ * arity and types, and the id pass 5 calls it by.  The interpreter owns
+ * the code (interp/builtins*.c). */
 struct tr_builtin {
 	const char *name;
 	int min_args, max_args;
 	enum tr_type args[4];		/* TY_UNKNOWN: any */
 	enum tr_type ret;		/* TY_UNKNOWN: no value */
 	int id;
+};
+
+/* A set of built-ins: their descriptors, and which of them read the
+ * thread stopped at the event.  The interpreter has one per file of
+ * built-ins and hands them to the front end through tr_session.builtins
+ * (tr_interp_builtins()), so pass 2 checks calls against descriptors
+ * and never calls the interpreter. */
+struct tr_builtin_set {
+	const struct tr_builtin *table;
+	size_t n;
+	bool (*at_stop)(int id);	/* tr_builtin_at_stop(); NULL: none */
 };
 
 struct tr_elab {
@@ -147,33 +161,15 @@ void tr_dump_elab(struct tr_session *s, FILE *out);
  * compiled formats and the aggregates' histogram shapes (-p3). */
 void tr_dump_slots(struct tr_session *s, FILE *out);
 
-/* builtins.c */
-const struct tr_builtin *tr_builtin_find(const char *name);
-/* Whether built-in ID reads the thread stopped at the event (its
- * registers, its stack, or memory through it): its value at a later
- * stop would not be the event's. */
-bool tr_builtin_at_stop(int id);
-
-/* A group of builtins in a file of its own.  Group G (1, 2, ...) in
- * builtins.c's list gives its functions ids from G * TR_BUILTIN_GROUP_BASE
- * on; CALL runs one of them (arguments through tr_eval_long/str, a string
- * result in a tr_tmp_get() buffer, *L for a long). */
-#define TR_BUILTIN_GROUP_BASE 1000
-
-struct interp;
-struct node;
-struct sref;
-
-struct tr_builtin_group {
-	const struct tr_builtin *table;
-	size_t n;
-	void (*call)(struct interp *I, struct node *n, int64_t *l,
-		     struct sref *s);
-	bool (*at_stop)(int id);	/* tr_builtin_at_stop(); NULL: none */
-};
-
-extern const struct tr_builtin_group tr_builtins_proc;	/* id 1000.. */
-extern const struct tr_builtin_group tr_builtins_user;	/* id 2000.. */
-extern const struct tr_builtin_group tr_builtins_stack;	/* id 3000.. */
+/* builtin_sets.c: the descriptor of built-in NAME among the sets S was
+ * handed (tr_session.builtins), the first set's first; NULL when none
+ * has it. */
+const struct tr_builtin *tr_builtin_find(const struct tr_session *s,
+					 const char *name);
+/* Whether built-in B (a tr_builtin_find() result) reads the thread
+ * stopped at the event (its registers, its stack, or memory through
+ * it): its value at a later stop would not be the event's. */
+bool tr_builtin_at_stop(const struct tr_session *s,
+			const struct tr_builtin *b);
 
 #endif

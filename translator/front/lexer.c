@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "unit.h"
 
 static const char *const keywords[] = {
 	"probe", "global", "private", "function", "if", "else", "for",

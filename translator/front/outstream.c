@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "unit.h"
 
 /* How much of P's LEN bytes one write(2) takes: whole lines, and no
  * more than PIPE_BUF bytes, so that on a pipe each write is atomic

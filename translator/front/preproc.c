@@ -15,8 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
-#include "session.h"
+#include "unit.h"
 
 struct tr_macro {
 	const char *name;
@@ -436,7 +435,7 @@ static void push_arg_tokens(struct pp *pp, const struct token *t, long n,
 			    bool as_string, struct tok_vec *out)
 {
 	struct tr_session *s = pp->s;
-	const struct driver_opts *o = s->opts;
+	const struct tr_options *o = s->opts;
 	int nargs = o ? o->n_script_args : 0;
 	struct token *c;
 

@@ -22,7 +22,6 @@
 #include <maptap/syscalls.h>
 #include <maptap/uprobe.h>
 
-#include "driver.h"
 #include "elab_int.h"
 #include "sdt_points.h"
 
@@ -83,7 +82,7 @@ static const char *resolve_file(struct tr_session *s, const char *name)
 /* The executable of the target: -x PID's, or -c's first word. */
 static const char *target_exe(struct tr_session *s, int64_t pid)
 {
-	const struct driver_opts *o = s->opts;
+	const struct tr_options *o = s->opts;
 	char path[64], buf[PATH_MAX];
 	ssize_t n;
 

@@ -10,7 +10,7 @@
 #include <maptap/sdt.h>
 
 #include "ast.h"
-#include "session.h"
+#include "unit.h"
 
 /* One marker a probe was made for (tr_dprobe.sdt), in the session's
  * arena. */

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "session.h"
+#include "unit.h"
 
 enum tr_def_kind {
 	TR_DEF_FUNCTION,

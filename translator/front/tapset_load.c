@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tapset_load.c -- pass 2's tapset files: the tapset directories (-I,
- * then driver_tapset_dir()), the files each provides as stap finds them
+ * then tr_tapset_dir(): $MAPTAP_TAPSET, the build tree's, the installed
+ * ones), the files each provides as stap finds them
  * (RUNTIME/ARCH subdirectories first), the .stpm macro libraries, and
  * the .stp files, indexed up front (tapset_index.c) and parsed when the
  * script first needs a name one defines.  Split from elaborate.c (as
@@ -13,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
 #include "elab_int.h"
+#include "options.h"
 #include "tapset_index.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -22,10 +23,21 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The tapset directories: -I first, then driver_tapset_dir(). */
+const char *tr_tapset_dir(const struct tr_options *o)
+{
+	const char *env = getenv("MAPTAP_TAPSET");
+
+	if (env && *env)
+		return env;
+	if (o && o->uninstalled_tapsets)
+		return o->uninstalled_tapsets;
+	return MAPTAP_TAPSETDIR;
+}
+
+/* The tapset directories: -I first, then tr_tapset_dir(). */
 static void tapset_dirs(struct tr_session *s)
 {
-	const struct driver_opts *o = s->opts;
+	const struct tr_options *o = s->opts;
 	int i;
 
 	if (s->tapset_dirs.n || s->no_tapsets)
@@ -33,7 +45,7 @@ static void tapset_dirs(struct tr_session *s)
 	for (i = 0; o && i < o->n_include_dirs; i++)
 		vec_push(&s->arena, &s->tapset_dirs,
 			 (void *)o->include_dirs[i]);
-	vec_push(&s->arena, &s->tapset_dirs, (void *)driver_tapset_dir(o));
+	vec_push(&s->arena, &s->tapset_dirs, (void *)tr_tapset_dir(o));
 }
 
 /* Paths of DIR's files ending in SUFFIX, sorted so runs are repeatable. */

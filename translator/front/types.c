@@ -153,7 +153,8 @@ static enum tr_type infer_call(struct tctx *t, struct node *n)
 	int i;
 
 	if (n->builtin >= 0) {
-		const struct tr_builtin *b = tr_builtin_find(n->str);
+		const struct tr_builtin *b = tr_builtin_find(t->e->s,
+							 n->str);
 
 		for (i = 0; i < n->list.n; i++) {
 			struct node *a = n->list.v[i];

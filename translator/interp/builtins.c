@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "driver.h"
 #include "interp.h"
 
 enum {
@@ -75,38 +74,39 @@ static const struct tr_builtin builtins[] = {
 #undef S
 #undef U
 
-/* The groups of builtins kept in their own files (elaborate.h): each
- * has a table and a call function, and ids from its own base. */
+/* The groups of builtins kept in their own files (interp.h): each
+ * has a set of descriptors and a call function, and ids from its own
+ * base. */
 static const struct tr_builtin_group *const groups[] = {
 	&tr_builtins_proc,	/* builtins_proc.c: process context */
-	&tr_builtins_user,	/* builtins_user.c: symbols, user memory */
+	&tr_builtins_ucontext,	/* builtins_ucontext.c: uaddr, registers */
 	&tr_builtins_stack,	/* builtins_stack.c: backtraces */
+	&tr_builtins_usymbols,	/* builtins_usymbols.c: symbols, modules,
+				 * VMAs of an address */
+	&tr_builtins_uconversions, /* builtins_uconversions.c: user memory */
 };
 
 #define N_GROUPS (sizeof(groups) / sizeof(groups[0]))
 
-const struct tr_builtin *tr_builtin_find(const char *name)
+/* The sets pass 2 sees, in the order it searches them. */
+static const struct tr_builtin_set core = {
+	.table = builtins,
+	.n = sizeof(builtins) / sizeof(builtins[0]),
+};
+
+static const struct tr_builtin_set *const sets[] = {
+	&core,
+	&tr_builtins_proc.set,
+	&tr_builtins_ucontext.set,
+	&tr_builtins_usymbols.set,
+	&tr_builtins_uconversions.set,
+	&tr_builtins_stack.set,
+};
+
+void tr_interp_builtins(struct tr_session *s)
 {
-	size_t i, g;
-
-	for (i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
-		if (!strcmp(builtins[i].name, name))
-			return &builtins[i];
-	for (g = 0; g < N_GROUPS; g++)
-		for (i = 0; i < groups[g]->n; i++)
-			if (!strcmp(groups[g]->table[i].name, name))
-				return &groups[g]->table[i];
-	return NULL;
-}
-
-bool tr_builtin_at_stop(int id)
-{
-	size_t g;
-
-	if (id < TR_BUILTIN_GROUP_BASE)
-		return false;
-	g = (size_t)(id / TR_BUILTIN_GROUP_BASE) - 1;
-	return g < N_GROUPS && groups[g]->at_stop && groups[g]->at_stop(id);
+	s->builtins = sets;
+	s->n_builtins = sizeof(sets) / sizeof(sets[0]);
 }
 
 static struct sref arg_s(struct interp *I, struct node *n, int i)

@@ -27,7 +27,6 @@
 
 #include <maptap/syscalls.h>
 
-#include "driver.h"
 #include "interp.h"
 
 enum {
@@ -333,8 +332,10 @@ static bool at_stop(int id)
 }
 
 const struct tr_builtin_group tr_builtins_proc = {
-	.table = table,
-	.n = sizeof(table) / sizeof(table[0]),
+	.set = {
+		.table = table,
+		.n = sizeof(table) / sizeof(table[0]),
+		.at_stop = at_stop,
+	},
 	.call = call,
-	.at_stop = at_stop,
 };

@@ -649,8 +649,10 @@ static bool at_stop(int id)
 }
 
 const struct tr_builtin_group tr_builtins_stack = {
-	.table = table,
-	.n = sizeof(table) / sizeof(table[0]),
+	.set = {
+		.table = table,
+		.n = sizeof(table) / sizeof(table[0]),
+		.at_stop = at_stop,
+	},
 	.call = call,
-	.at_stop = at_stop,
 };

@@ -183,4 +183,28 @@ struct maptap_script_buf *tr_tmp_get(struct interp *I);
 void tr_builtin_call(struct interp *I, struct node *n, int64_t *l,
 		     struct sref *s);
 
+/* Hand S the descriptors of every built-in (builtins.c's, then the
+ * groups'), which pass 2 resolves calls against: call it after
+ * tr_session_init(), before tr_elaborate(). */
+void tr_interp_builtins(struct tr_session *s);
+
+/* A group of builtins in a file of its own.  Group G (1, 2, ...) in
+ * builtins.c's list gives its functions ids from G * TR_BUILTIN_GROUP_BASE
+ * on; SET is what pass 2 sees of them (elaborate.h), CALL runs one of
+ * them (arguments through tr_eval_long/str, a string result in a
+ * tr_tmp_get() buffer, *L for a long). */
+#define TR_BUILTIN_GROUP_BASE 1000
+
+struct tr_builtin_group {
+	struct tr_builtin_set set;
+	void (*call)(struct interp *I, struct node *n, int64_t *l,
+		     struct sref *s);
+};
+
+extern const struct tr_builtin_group tr_builtins_proc;	/* id 1000.. */
+extern const struct tr_builtin_group tr_builtins_ucontext;	/* 2000.. */
+extern const struct tr_builtin_group tr_builtins_stack;	/* id 3000.. */
+extern const struct tr_builtin_group tr_builtins_usymbols;	/* 4000.. */
+extern const struct tr_builtin_group tr_builtins_uconversions; /* 5000.. */
+
 #endif

@@ -18,10 +18,9 @@
 #include <maptap/uprobe.h>
 
 #include "arena.h"
-#include "cvars.h"
+#include "cvar_table.h"
 #include "elaborate.h"
 #include "listing.h"
-#include "sdt_vars.h"
 
 struct line_buf {
 	struct tr_session *s;

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "session.h"
+#include "unit.h"
 
 /* Print the probe points of the elaborated session S to OUT, sorted,
  * each once; with VARS, each followed by its variables as NAME:TYPE

@@ -21,7 +21,6 @@
 
 #include <maptap/maptap.h>
 
-#include "driver.h"
 #include "flame_svg.h"
 #include "interp.h"
 #include "profile.h"
@@ -147,7 +146,7 @@ static struct cnt_ent **cnt_list(const struct cnt_tab *t)
 	return v;
 }
 
-int tr_profile_cfg_of(const struct driver_opts *o,
+int tr_profile_cfg_of(const struct tr_options *o,
 		      struct tr_profile_cfg *cfg, FILE *err)
 {
 	static const struct {
@@ -172,7 +171,7 @@ int tr_profile_cfg_of(const struct driver_opts *o,
 	cfg->popts.default_event = true;
 	for (i = 0; i < o->n_defines; i++)
 		for (k = 0; k < 7; k++) {
-			const struct driver_define *d = &o->defines[i];
+			const struct tr_define *d = &o->defines[i];
 			unsigned long long x;
 			char *end;
 

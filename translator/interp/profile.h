@@ -45,7 +45,7 @@ struct tr_profile_cfg {
 	int64_t drain_ns;	/* target.c drains this often, ns */
 };
 
-struct driver_opts;
+struct tr_options;
 
 /* The settings O asks for: --profile's format, and the -D names
  * PROFILE_FREQ (samples per second of CPU time), PROFILE_PERIOD (ns of
@@ -56,7 +56,7 @@ struct driver_opts;
  * besides before each address-space event) and MAXBACKTRACE (frames per
  * stack).  Returns 0, or -1 after printing
  * which value is bad to ERR. */
-int tr_profile_cfg_of(const struct driver_opts *o,
+int tr_profile_cfg_of(const struct tr_options *o,
 		      struct tr_profile_cfg *cfg, FILE *err);
 
 /* Make a profiler for target T (borrowed: its module layer names the

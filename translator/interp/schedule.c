@@ -18,7 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "driver.h"
 #include "interp.h"
 #include "target.h"
 
@@ -81,7 +80,7 @@ static int init_global(struct interp *I, struct tr_sym *g, struct gslot *gs)
 /* -G NAME=VALUE */
 static void set_cmdline_globals(struct interp *I)
 {
-	const struct driver_opts *o = I->s->opts;
+	const struct tr_options *o = I->s->opts;
 	int i, k;
 
 	for (i = 0; o && i < o->n_globals; i++) {
@@ -275,7 +274,7 @@ static bool run_timers(struct interp *I, const sigset_t *sigs)
 	const struct tr_dprobe **v = NULL;
 	int i, n = collect(I, PK_TIMER, &v);
 	struct timer *t = calloc((size_t)n + 1, sizeof(*t));
-	const struct driver_opts *o = I->s->opts;
+	const struct tr_options *o = I->s->opts;
 	int64_t start = now_ns(), stop_at = -1;
 	bool timeout = false;
 

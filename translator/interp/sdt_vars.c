@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* sdt_vars.c -- context variables of SDT markers: $argN from the note's
- * argument descriptors (maptap/sdt.h) with their size and signedness,
- * $$name, $$provider and $$parms, as stap's sdt probes have them.
+/* sdt_vars.c -- SDT markers at pass 5: the values of their context
+ * variables, $argN from the note's argument descriptors (maptap/sdt.h)
+ * with their size and signedness, $$name, $$provider and $$parms, as
+ * stap's sdt probes have them (front/sdt_cvar_table.c names them at
+ * pass 2), and the counts of their semaphores.
  */
 #include <config.h>
 
@@ -13,51 +15,9 @@
 #include <maptap/sdt.h>
 #include <maptap/uprobe.h>
 
-#include "arena.h"
 #include "interp.h"
 #include "sdt_points.h"
 #include "sdt_vars.h"
-
-enum {
-	SDT_NAME = TR_SDT_CVAR_BASE + MAPTAP_SDT_MAX_ARGS + 1,
-	SDT_PROVIDER,
-	SDT_PARMS,
-};
-
-int tr_sdt_cvar_lookup(const struct tr_dprobe *dp, const char *name,
-		       enum tr_type *type, const char **why)
-{
-	const struct tr_sdt *m = dp->sdt;
-	char *end;
-	long n;
-
-	*type = TY_STRING;
-	if (!strcmp(name, "$$name"))
-		return SDT_NAME;
-	if (!strcmp(name, "$$provider"))
-		return SDT_PROVIDER;
-	if (!strcmp(name, "$$parms") || !strcmp(name, "$$vars"))
-		return SDT_PARMS;
-	*type = TY_LONG;
-	if (strncmp(name, "$arg", 4) || name[4] < '1' || name[4] > '9') {
-		*why = "target variables of a marker are $arg1..$argN, "
-		       "$$name, $$provider, $$parms and $$vars";
-		return -1;
-	}
-	n = strtol(name + 4, &end, 10);
-	if (*end || n < 1 || n > m->nargs) {
-		*why = "invalid argument number: the marker has fewer "
-		       "arguments";
-		return -1;
-	}
-	if (m->bad >> (n - 1) & 1) {
-		*why = "cannot read this marker argument: its operand is "
-		       "one maptap does not know (a floating-point "
-		       "register?)";
-		return -1;
-	}
-	return TR_SDT_CVAR_BASE + (int)n;
-}
 
 static int64_t arg_value(struct interp *I, int n)
 {
@@ -88,11 +48,11 @@ void tr_sdt_cvar_str(struct interp *I, int id, struct maptap_script_buf *b)
 
 	if (!m)
 		return;
-	if (id == SDT_NAME) {
+	if (id == TR_SDT_CV_NAME) {
 		maptap_script_buf_adds(b, m->name);
-	} else if (id == SDT_PROVIDER) {
+	} else if (id == TR_SDT_CV_PROVIDER) {
 		maptap_script_buf_adds(b, m->provider);
-	} else if (id == SDT_PARMS) {
+	} else if (id == TR_SDT_CV_PARMS) {
 		for (i = 1; i <= m->nargs; i++) {
 			if (m->bad >> (i - 1) & 1) {
 				maptap_script_buf_printf(b, "%sarg%d=?",
@@ -149,17 +109,4 @@ void tr_sdt_semaphores(struct maptap_session *s,
 				(int)ev->pid, dp->name,
 				(unsigned long long)addr, strerror(-rc));
 	}
-}
-
-const char *tr_sdt_cvar_list(struct tr_session *s, const struct tr_dprobe *dp)
-{
-	const struct tr_sdt *m = dp->sdt;
-	const char *out = "";
-	int i;
-
-	for (i = 1; m && i <= m->nargs; i++)
-		if (!(m->bad >> (i - 1) & 1))
-			out = arena_printf(&s->arena, "%s%s$arg%d:long", out,
-					   *out ? " " : "", i);
-	return out;
 }

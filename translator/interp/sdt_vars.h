@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* sdt_vars.h -- the context variables of SDT marker probes: $arg1..$argN,
- * $$name, $$provider, $$parms (docs/probes.md), for cvars.c.
+/* sdt_vars.h -- SDT marker probes at pass 5: the values of their context
+ * variables, $arg1..$argN, $$name, $$provider, $$parms (docs/probes.md;
+ * their ids are front/cvar_table.h's), for cvars.c, and their
+ * semaphores.
  */
 #ifndef TR_SDT_VARS_H
 #define TR_SDT_VARS_H
@@ -12,17 +14,10 @@
 #include <maptap/event.h>
 #include <maptap/module.h>
 
-#include "elaborate.h"
+#include "cvar_table.h"
 
 struct interp;
 struct maptap_script_buf;
-
-/* Variable ids of markers start here (cvars.c's own are below). */
-#define TR_SDT_CVAR_BASE 100000
-
-/* $NAME in marker probe DP (DP->sdt set): as tr_cvar_lookup(). */
-int tr_sdt_cvar_lookup(const struct tr_dprobe *dp, const char *name,
-		       enum tr_type *type, const char **why);
 
 /* The value of marker variable ID at the hit that runs now; a memory
  * operand that cannot be read is a run-time error. */
@@ -41,9 +36,5 @@ void tr_sdt_semaphores(struct maptap_session *s,
 		       bool (*module_is)(const struct tr_dprobe *dp,
 					 const struct maptap_module_info *mi),
 		       FILE *err);
-
-/* "$arg1:long $arg2:long ..." (-L's variables of DP), in the session's
- * arena. */
-const char *tr_sdt_cvar_list(struct tr_session *s, const struct tr_dprobe *dp);
 
 #endif

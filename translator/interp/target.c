@@ -41,7 +41,6 @@
 #include <maptap/report.h>
 #include <maptap/tvar.h>
 
-#include "driver.h"
 #include "dwvars.h"
 #include "interp.h"
 #include "profile.h"
@@ -63,7 +62,7 @@ static struct run *run_of(struct interp *I)
 
 bool tr_target_wanted(const struct interp *I)
 {
-	const struct driver_opts *o = I->s->opts;
+	const struct tr_options *o = I->s->opts;
 
 	return o && (o->target_cmd || o->target_pid);
 }
@@ -723,7 +722,7 @@ static void say_events(struct run *r)
  * --events=perf (docs/tracer.md, "Event sources").  Returns 0 or -1. */
 static int choose_events(struct run *r, struct maptap_session_opts *so)
 {
-	const struct driver_opts *o = r->I->s->opts;
+	const struct tr_options *o = r->I->s->opts;
 	const char *need = r->syscalls.n ? "syscall probes" :
 			   r->uprobes.n ? "breakpoint probes" :
 			   o->report ? "--report" : o->stacks ? "--stacks" :
@@ -815,7 +814,7 @@ static int profile_open(struct run *r)
 
 int tr_target_open(struct interp *I)
 {
-	const struct driver_opts *o = I->s->opts;
+	const struct tr_options *o = I->s->opts;
 	struct maptap_session_opts so = { 0 };
 	struct run *r = calloc(1, sizeof(*r));
 

@@ -1,26 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* session.h -- the translator's state for one run of one script.
+/* unit.h -- the translation unit: the translator's state for one run of
+ * one script.
  *
  * Everything the passes make hangs off struct tr_session: source files,
  * tokens, the parse tree, symbols, diagnostics.  Nothing is global, so
- * tests and the fuzz target can run many sessions in one process.
+ * tests and the fuzz target can run many sessions in one process.  (The
+ * file was session.h, a name libmaptap's tracing session has too,
+ * include/maptap/session.h; the struct and its functions kept their
+ * tr_session names.)
  */
-#ifndef TR_SESSION_H
-#define TR_SESSION_H
+#ifndef TR_UNIT_H
+#define TR_UNIT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "arena.h"
+#include "options.h"
 
 /* What the preprocessor's `runtime` and `arch` conditions see, and the
  * subdirectories of a tapset directory searched besides its top: maptap
  * is a user-space runtime, so tapsets take their dyninst variants. */
 #define TR_RUNTIME_NAME "dyninst"
 #define TR_ARCH_NAME "x86_64"
-
-struct driver_opts;
 
 struct src_file {
 	const char *name;	/* "<input>" for -e */
@@ -73,10 +76,11 @@ struct tr_limits {
 struct tr_macro;
 struct tr_file;
 struct tr_tapset_index;
+struct tr_builtin_set;
 
 struct tr_session {
 	struct arena arena;
-	const struct driver_opts *opts;
+	const struct tr_options *opts;	/* the command line (options.h) */
 	FILE *out;		/* script output: stdout or -o */
 	FILE *err;		/* diagnostics */
 	int out_fd;		/* OUT's descriptor if a tr_fd_stream(), or -1 */
@@ -85,6 +89,11 @@ struct tr_session {
 	bool warn;		/* print warnings (not -w) */
 	bool no_tapsets;	/* read no tapset directory (fuzzing) */
 	struct tr_limits limits;
+	/* The built-in functions pass 2 resolves calls to, as descriptors
+	 * (elaborate.h): the interpreter's, which the driver hands in
+	 * (tr_interp_builtins()).  None: every call must be a script's. */
+	const struct tr_builtin_set *const *builtins;
+	size_t n_builtins;
 	struct ptr_vec tapsets;		/* struct tr_file *: parsed tapsets */
 	struct tr_tapset_index *tapset_index;	/* what each file defines */
 	struct ptr_vec macros;		/* struct tr_macro * */
@@ -94,7 +103,7 @@ struct tr_session {
 	struct tr_elab *elab;		/* pass 2 result */
 	struct ptr_vec formats;		/* compiled formats, to free */
 	struct ptr_vec tvars;		/* struct maptap_tvar *, to free */
-	struct ptr_vec tvar_mods;	/* struct tr_tvar_mod * (dwvars.c) */
+	struct ptr_vec tvar_mods;	/* struct tr_tvar_mod * (dwvar_bind.c) */
 };
 
 /* A module whose DWARF pass 2 opened for target variables. */
@@ -104,7 +113,7 @@ struct tr_tvar_mod {
 	int err;			/* -errno of the open */
 };
 
-void tr_session_init(struct tr_session *s, const struct driver_opts *opts);
+void tr_session_init(struct tr_session *s, const struct tr_options *opts);
 
 /* Write all LEN bytes at BUF to FD: waits (poll(2)) while FD is a full
  * pipe or terminal in non-blocking mode -- the command may set

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* session.c -- session lifetime, source files and diagnostics in the
- * shape stap(1) prints them (parse.cxx / elaborate.cxx print_error):
+/* unit.c -- the translation unit's (struct tr_session's) lifetime,
+ * source files and diagnostics in the shape stap(1) prints them
+ * (parse.cxx / elaborate.cxx print_error):
  *
  *   parse error: MESSAGE
  *           saw: TOKEN at FILE:LINE:COL
@@ -19,8 +20,7 @@
 #include <maptap/tvar.h>
 #include <maptap/unwind.h>
 
-#include "driver.h"
-#include "session.h"
+#include "unit.h"
 
 static void set_kernel_version(struct tr_session *s)
 {
@@ -36,7 +36,7 @@ static void set_kernel_version(struct tr_session *s)
 	s->kernel_v = arena_strndup(&s->arena, u.release, n);
 }
 
-void tr_session_init(struct tr_session *s, const struct driver_opts *opts)
+void tr_session_init(struct tr_session *s, const struct tr_options *opts)
 {
 	memset(s, 0, sizeof(*s));
 	s->opts = opts;

@@ -1,48 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* builtins_user.c -- script functions of the user symbols and user memory:
- * usymname, umodname, user_string, user_long, register, vma_*, ... (issue
- * 5).
+/* builtins_uconversions.c -- script functions that read user memory:
+ * user_string and its kin (_n, _warn, _quoted, utf32, utf16),
+ * user_buffer_quoted, and the integer readers user_char .. user_uint64,
+ * as stap's tapset/uconversions.stp has them (issue 5).  The ucontext
+ * and symbol functions that shared builtins_user.c with these are in
+ * builtins_ucontext.c and builtins_usymbols.c, as in stap's tapsets.
  *
- * Group 2 of builtins.c's groups: ids from 2 * TR_BUILTIN_GROUP_BASE.
- *
- * Every function works on the process of the running handler
- * (I->tgt->pid, thread I->tgt->tid).  Outside process context (begin,
- * end, timers) they behave as stap's do when the current task has no
- * such module or memory: usym* print the address, umodname raises
- * "module cannot be found", the user_* readers fault.  Formats and
- * messages are stap's (tapset/linux/ucontext-symbols.stp,
- * tapset/uconversions.stp, runtime/sym.c _stp_snprint_addr(),
- * tapset/x86_64/registers.stp); docs/functions.md describes each
- * function.
+ * Group 5 of builtins.c's groups: ids from 5 * TR_BUILTIN_GROUP_BASE.
+ * All read what the memory holds now, which the thread may change once
+ * it runs on (tr_builtin_at_stop()).
  */
 #include <config.h>
 
 #include <errno.h>
-#include <inttypes.h>
-#include <stddef.h>
 #include <string.h>
-#include <sys/user.h>
 
-#include <maptap/module.h>
 #include <maptap/session.h>
-#include <maptap/profile.h>
-#include <maptap/symbols.h>
 
-#include "interp.h"
+#include "builtins_user.h"
 
-#define ID(n) (2 * TR_BUILTIN_GROUP_BASE + (n))
+#define ID(n) (5 * TR_BUILTIN_GROUP_BASE + (n))
 
 enum {
-	U_UADDR = ID(0), U_REGISTER, U_U_REGISTER,
-	U_USYMNAME, U_USYMDATA, U_USYMFILE, U_USYMLINE, U_USYMFILELINE,
-	U_UMODNAME, U_UMODADDR, U_UMODBUILDID,
-	U_STRING, U_STRING2, U_STRING_N, U_STRING_N2,
+	U_STRING = ID(0), U_STRING2, U_STRING_N, U_STRING_N2,
 	U_STRING_WARN, U_STRING2_WARN, U_STRING_N_WARN, U_STRING2_N_WARN,
 	U_STRING_QUOTED, U_STRING_N_QUOTED, U_STRING_N2_QUOTED,
 	U_UTF32, U_UTF32_2, U_UTF32_QUOTED, U_UTF16, U_UTF16_2, U_UTF16_QUOTED,
 	U_BUFFER_QUOTED, U_BUFFER_QUOTED_ERROR,
-	U_VMA_MAPPED, U_VMA_START, U_VMA_END, U_VMA_OFFSET, U_VMA_PERMS,
-	U_VMA_NAME, U_VMA_SEGMENT_KIND, U_VMA_MODULE,
 	U_READER0,	/* first of readers[] below */
 };
 
@@ -97,17 +81,6 @@ static const struct reader readers[] = {
 #define U TY_UNKNOWN
 /* The readers' entries come last, in the order of readers[]. */
 static const struct tr_builtin table[] = {
-	{ "uaddr", 0, 0, { U }, L, U_UADDR },
-	{ "register", 1, 1, { S }, L, U_REGISTER },
-	{ "u_register", 1, 1, { S }, L, U_U_REGISTER },
-	{ "usymname", 1, 1, { L }, S, U_USYMNAME },
-	{ "usymdata", 1, 1, { L }, S, U_USYMDATA },
-	{ "usymfile", 1, 1, { L }, S, U_USYMFILE },
-	{ "usymline", 1, 1, { L }, S, U_USYMLINE },
-	{ "usymfileline", 1, 1, { L }, S, U_USYMFILELINE },
-	{ "umodname", 1, 1, { L }, S, U_UMODNAME },
-	{ "umodaddr", 1, 1, { L }, L, U_UMODADDR },
-	{ "umodbuildid", 1, 1, { L }, S, U_UMODBUILDID },
 	{ "user_string", 1, 2, { L, S }, S, U_STRING },
 	{ "user_string2", 2, 2, { L, S }, S, U_STRING2 },
 	{ "user_string_n", 2, 3, { L, L, S }, S, U_STRING_N },
@@ -128,14 +101,6 @@ static const struct tr_builtin table[] = {
 	{ "user_buffer_quoted", 3, 3, { L, L, L }, S, U_BUFFER_QUOTED },
 	{ "user_buffer_quoted_error", 3, 3, { L, L, L }, S,
 	  U_BUFFER_QUOTED_ERROR },
-	{ "vma_mapped", 1, 1, { L }, L, U_VMA_MAPPED },
-	{ "vma_start", 1, 1, { L }, L, U_VMA_START },
-	{ "vma_end", 1, 1, { L }, L, U_VMA_END },
-	{ "vma_offset", 1, 1, { L }, L, U_VMA_OFFSET },
-	{ "vma_perms", 1, 1, { L }, S, U_VMA_PERMS },
-	{ "vma_name", 1, 1, { L }, S, U_VMA_NAME },
-	{ "vma_segment_kind", 1, 1, { L }, S, U_VMA_SEGMENT_KIND },
-	{ "vma_module", 1, 1, { L }, S, U_VMA_MODULE },
 	{ "user_char", 1, 1, { L }, L, U_READER0 + 0 },
 	{ "user_char_error", 1, 1, { L }, L, U_READER0 + 1 },
 	{ "user_char_warn", 1, 1, { L }, L, U_READER0 + 2 },
@@ -179,301 +144,6 @@ static const struct tr_builtin table[] = {
 _Static_assert(sizeof(table) / sizeof(table[0]) ==
 	       (U_READER0 - ID(0)) + N_READERS,
 	       "one table entry per function and per reader");
-
-/* ---- arguments, results, errors ---- */
-
-static int64_t arg_l(struct interp *I, struct node *n, int i)
-{
-	return tr_eval_long(I, n->list.v[i]);
-}
-
-static struct sref arg_s(struct interp *I, struct node *n, int i)
-{
-	return tr_eval_str(I, n->list.v[i]);
-}
-
-static void result(struct interp *I, struct maptap_script_buf *b,
-		   struct sref *s)
-{
-	maptap_script_buf_truncate(b, I->lim.maxstringlen - 1);
-	s->p = maptap_script_buf_str(b);
-	s->len = b->len;
-}
-
-static void check(struct interp *I, struct node *n, int rc)
-{
-	if (rc < 0)
-		tr_rt_error(I, n->tok, "out of memory");
-}
-
-/* stap's warn(): pending output first, so the two streams interleave
- * as written. */
-static void warn(struct interp *I, const char *msg)
-{
-	tr_interp_flush(I);
-	fprintf(I->s->err, "WARNING: %s\n", msg);
-}
-
-/* The process of the running handler, or 0 outside process context. */
-static pid_t cur_pid(const struct interp *I)
-{
-	return I->tgt ? I->tgt->pid : 0;
-}
-
-/* ---- registers and uaddr ---- */
-
-static bool get_regs(struct interp *I, struct user_regs_struct *r)
-{
-	const struct tr_target *t = I->tgt;
-
-	if (t && t->pid > 0 && t->sample) {
-		if (!t->sample->has_regs)
-			return false;
-		*r = *t->sample->regs;	/* the user registers sampled */
-		return true;
-	}
-	if (!t || !t->sess || t->pid <= 0 || !t->stopped)
-		return false;
-	return maptap_session_get_regs(t->sess, t->tid, r) == 0;
-}
-
-/* The user PC of the stopped thread: the syscall stop knows it, other
- * stops ask for the registers.  0 outside process context, as stap's
- * uaddr() when the task is not a user thread. */
-static int64_t uaddr(struct interp *I)
-{
-	struct user_regs_struct r;
-
-	if (cur_pid(I) <= 0)
-		return 0;
-	if (I->tgt->sc)
-		return (int64_t)I->tgt->sc->pc;
-	if (!get_regs(I, &r))
-		return 0;
-	return (int64_t)r.rip;
-}
-
-struct reg_name {
-	const char *name;
-	unsigned short off;	/* offsetof(struct user_regs_struct, ...) */
-	bool is32;		/* the low half of a 64-bit register */
-};
-
-#define R(name, field) { name, offsetof(struct user_regs_struct, field), 0 }
-#define R32(name, field) { name, offsetof(struct user_regs_struct, field), 1 }
-
-/* The names of tapset/x86_64/registers.stp: pt_regs' fields, their
- * short aliases, and the 32-bit halves. */
-static const struct reg_name reg_names[] = {
-	R("r15", r15), R("r14", r14), R("r13", r13), R("r12", r12),
-	R("rbp", rbp), R("bp", rbp), R("rbx", rbx), R("bx", rbx),
-	R("r11", r11), R("r10", r10), R("r9", r9), R("r8", r8),
-	R("rax", rax), R("ax", rax), R("rcx", rcx), R("cx", rcx),
-	R("rdx", rdx), R("dx", rdx), R("rsi", rsi), R("si", rsi),
-	R("rdi", rdi), R("di", rdi), R("orig_rax", orig_rax),
-	R("orig_ax", orig_rax), R("rip", rip), R("ip", rip),
-	R("xcs", cs), R("cs", cs), R("eflags", eflags), R("flags", eflags),
-	R("rsp", rsp), R("sp", rsp), R("xss", ss), R("ss", ss),
-	R32("ebp", rbp), R32("ebx", rbx), R32("eax", rax), R32("ecx", rcx),
-	R32("edx", rdx), R32("esi", rsi), R32("edi", rdi),
-	R32("orig_eax", orig_rax), R32("eip", rip), R32("esp", rsp),
-};
-
-#undef R
-#undef R32
-
-/* register(name) sign-extends the 32-bit names, u_register(name) does
- * not (registers.stp _stp_register()). */
-static int64_t reg_value(struct interp *I, struct node *n, bool sign)
-{
-	struct sref name = arg_s(I, n, 0);
-	struct user_regs_struct r;
-	const struct reg_name *rn = NULL;
-	uint64_t v;
-	size_t i;
-
-	if (!get_regs(I, &r))
-		tr_rt_error(I, n->tok,
-			    "cannot access CPU registers in this context");
-	for (i = 0; i < sizeof(reg_names) / sizeof(reg_names[0]); i++)
-		if (!strcmp(reg_names[i].name, name.p))
-			rn = &reg_names[i];
-	if (!rn)
-		tr_rt_error(I, n->tok, "Unknown register: %s", name.p);
-	memcpy(&v, (const char *)&r + rn->off, sizeof(v));
-	if (!rn->is32)
-		return (int64_t)v;
-	return sign ? (int64_t)(int32_t)(uint32_t)v : (int64_t)(uint32_t)v;
-}
-
-/* ---- symbols and modules ---- */
-
-/* Look ADDR up in the current process.  False when there is no process
- * context or no module covers ADDR. */
-static bool sym_lookup(struct interp *I, uint64_t addr, unsigned flags,
-		       struct maptap_sym_info *si)
-{
-	const struct tr_target *t = I->tgt;
-
-	if (!t || !t->mods || t->pid <= 0)
-		return false;
-	return maptap_sym_lookup(t->mods, t->pid, addr, 0, flags, si) == 0 &&
-	       si->where.has_module;
-}
-
-/* The symbol of an address: stap keeps function and data symbols in
- * one table, so an address in an object resolves to the object. */
-static const struct maptap_sym *best_sym(const struct maptap_sym_info *si)
-{
-	if (si->func.name)
-		return &si->func;
-	if (si->data.name)
-		return &si->data;
-	return NULL;
-}
-
-static int add_hex(struct maptap_script_buf *b, uint64_t v)
-{
-	return maptap_script_buf_printf(b, "0x%" PRIx64, v);
-}
-
-/* usymname, usymdata, usymfile, usymline, usymfileline: the cases of
- * _stp_snprint_addr() for their flags; the address in hex when nothing
- * is known. */
-static int format_sym(struct interp *I, int id, uint64_t addr,
-		      struct maptap_script_buf *b)
-{
-	unsigned flags = MAPTAP_SYM_FUNC | MAPTAP_SYM_DATA;
-	struct maptap_sym_info si;
-	const struct maptap_module_info *m = &si.where.module;
-	const struct maptap_sym *sym;
-	bool found;
-
-	if (id == U_USYMFILE || id == U_USYMLINE || id == U_USYMFILELINE)
-		flags = MAPTAP_SYM_LINE;
-	found = sym_lookup(I, addr, flags, &si);
-	if (!found)
-		return add_hex(b, addr);
-	sym = best_sym(&si);
-	switch (id) {
-	case U_USYMNAME:
-		if (sym)
-			return maptap_script_buf_adds(b, sym->name);
-		break;
-	case U_USYMDATA:
-		if (sym)
-			return maptap_script_buf_printf(b,
-				"%s+0x%" PRIx64 "/0x%" PRIx64 " [%s]",
-				sym->name, sym->offset, sym->size, m->path);
-		return maptap_script_buf_printf(b,
-			"0x%" PRIx64 " [%s+0x%" PRIx64 "/0x%" PRIx64 "]",
-			addr, m->path, addr - m->lo, m->hi - m->lo);
-	case U_USYMFILE:
-		if (si.src_file)
-			return maptap_script_buf_adds(b, si.src_file);
-		break;
-	case U_USYMLINE:
-		if (si.src_line > 0)
-			return maptap_script_buf_printf(b, "%d", si.src_line);
-		break;
-	case U_USYMFILELINE:
-		if (si.src_line > 0)
-			return maptap_script_buf_printf(b, "%s:%d",
-				si.src_file ? si.src_file : "??",
-				si.src_line);
-		if (si.src_file)
-			return maptap_script_buf_adds(b, si.src_file);
-		break;
-	}
-	return add_hex(b, addr);
-}
-
-/* The module instance at ADDR, or a catchable error with the words of
- * stap's umodname() (ucontext.stp). */
-static const struct maptap_module_info *
-find_module(struct interp *I, struct node *n, uint64_t addr,
-	    struct maptap_module_desc *d)
-{
-	const struct tr_target *t = I->tgt;
-
-	if (!t || !t->mods || t->pid <= 0 ||
-	    maptap_modules_find(t->mods, t->pid, addr, d) < 0 ||
-	    !d->has_module)
-		tr_rt_error(I, n->tok, "module cannot be found");
-	return &d->module;
-}
-
-/* ---- vma_* ---- */
-
-/* The VMA at ADDR in the current process's model, or a catchable
- * error. */
-static const struct maptap_vma *find_vma(struct interp *I, struct node *n,
-					 uint64_t addr)
-{
-	const struct tr_target *t = I->tgt;
-	const struct maptap_mm *mm;
-	const struct maptap_vma *v;
-
-	if (!t || !t->sess || t->pid <= 0)
-		tr_rt_error(I, n->tok, "no process context for 0x%" PRIx64,
-			    addr);
-	mm = maptap_session_mm(t->sess, t->pid);
-	v = mm ? maptap_mm_find(mm, addr) : NULL;
-	if (!v)
-		tr_rt_error(I, n->tok, "no VMA at 0x%" PRIx64, addr);
-	return v;
-}
-
-static bool vma_mapped(struct interp *I, uint64_t addr)
-{
-	const struct tr_target *t = I->tgt;
-	const struct maptap_mm *mm;
-
-	if (!t || !t->sess || t->pid <= 0)
-		return false;
-	mm = maptap_session_mm(t->sess, t->pid);
-	return mm && maptap_mm_find(mm, addr);
-}
-
-static int64_t call_vma_long(struct interp *I, struct node *n, int id)
-{
-	uint64_t addr = (uint64_t)arg_l(I, n, 0);
-	const struct maptap_vma *v;
-
-	if (id == U_VMA_MAPPED)
-		return vma_mapped(I, addr);
-	v = find_vma(I, n, addr);
-	if (id == U_VMA_START)
-		return (int64_t)v->start;
-	if (id == U_VMA_END)
-		return (int64_t)v->end;
-	return (int64_t)v->offset;
-}
-
-static int call_vma_string(struct interp *I, struct node *n, int id,
-			   uint64_t addr, struct maptap_script_buf *b)
-{
-	const struct maptap_vma *v = find_vma(I, n, addr);
-	struct maptap_module_desc d;
-	char perms[5];
-
-	switch (id) {
-	case U_VMA_PERMS:
-		return maptap_script_buf_adds(b, maptap_perms_str(v->perms,
-								  perms));
-	case U_VMA_NAME:
-		return maptap_script_buf_add(b, v->name, v->name_len);
-	}
-	/* the VMA exists; its module and segment may not */
-	if (!I->tgt->mods ||
-	    maptap_modules_find(I->tgt->mods, I->tgt->pid, addr, &d) < 0)
-		d.has_module = d.has_segment = false;
-	if (id == U_VMA_MODULE)
-		return d.has_module ? maptap_script_buf_adds(b, d.module.path)
-				    : 0;
-	return maptap_script_buf_adds(b, maptap_segment_kind_name(
-		d.has_segment ? d.segment.kind : MAPTAP_SEG_NONE));
-}
 
 /* ---- user memory ---- */
 
@@ -882,8 +552,6 @@ static void call_string(struct interp *I, struct node *n, int id,
 {
 	uint64_t addr = (uint64_t)arg_l(I, n, 0);
 	struct string_call c = { .n = INT64_MAX };
-	const struct maptap_module_info *m;
-	struct maptap_module_desc d;
 	struct maptap_script_buf *b;
 
 	if (id >= U_STRING && id <= U_STRING_N2_QUOTED)
@@ -898,28 +566,6 @@ static void call_string(struct interp *I, struct node *n, int id,
 	 * (and move) the array they live in */
 	b = tr_tmp_get(I);
 	switch (id) {
-	case U_USYMNAME:
-	case U_USYMDATA:
-	case U_USYMFILE:
-	case U_USYMLINE:
-	case U_USYMFILELINE:
-		check(I, n, format_sym(I, id, addr, b));
-		break;
-	case U_UMODNAME:
-		m = find_module(I, n, addr, &d);
-		check(I, n, maptap_script_buf_adds(b, m->path));
-		break;
-	case U_UMODBUILDID:
-		m = find_module(I, n, addr, &d);
-		if (m->build_id)
-			check(I, n, maptap_script_buf_adds(b, m->build_id));
-		break;
-	case U_VMA_PERMS:
-	case U_VMA_NAME:
-	case U_VMA_SEGMENT_KIND:
-	case U_VMA_MODULE:
-		check(I, n, call_vma_string(I, n, id, addr, b));
-		break;
 	case U_UTF32:
 	case U_UTF32_2:
 	case U_UTF32_QUOTED:
@@ -952,50 +598,28 @@ static void call(struct interp *I, struct node *n, int64_t *l,
 		 struct sref *s)
 {
 	int id = n->builtin;
-	struct maptap_module_desc d;
-	uint64_t addr;
 
 	*l = 0;
 	if (id >= U_READER0) {
 		*l = call_reader(I, n, &readers[id - U_READER0]);
 		return;
 	}
-	switch (id) {
-	case U_UADDR:
-		*l = uaddr(I);
-		return;
-	case U_REGISTER:
-	case U_U_REGISTER:
-		*l = reg_value(I, n, id == U_REGISTER);
-		return;
-	case U_UMODADDR:
-		addr = (uint64_t)arg_l(I, n, 0);
-		*l = (int64_t)(addr - find_module(I, n, addr, &d)->bias);
-		return;
-	case U_VMA_MAPPED:
-	case U_VMA_START:
-	case U_VMA_END:
-	case U_VMA_OFFSET:
-		*l = call_vma_long(I, n, id);
-		return;
-	}
 	call_string(I, n, id, s);
 }
 
-/* uaddr() and the registers are the stopped thread's; the user memory
- * readers read what the memory holds now, which the thread may change
- * once it runs on.  The symbol, module and VMA functions ask the model
- * about an address: not the thread. */
+/* The user memory readers read what the memory holds now, which the
+ * thread may change once it runs on. */
 static bool at_stop(int id)
 {
-	return id == U_UADDR || id == U_REGISTER || id == U_U_REGISTER ||
-	       (id >= U_STRING && id <= U_BUFFER_QUOTED_ERROR) ||
-	       id >= U_READER0;
+	(void)id;
+	return true;
 }
 
-const struct tr_builtin_group tr_builtins_user = {
-	.table = table,
-	.n = sizeof(table) / sizeof(table[0]),
+const struct tr_builtin_group tr_builtins_uconversions = {
+	.set = {
+		.table = table,
+		.n = sizeof(table) / sizeof(table[0]),
+		.at_stop = at_stop,
+	},
 	.call = call,
-	.at_stop = at_stop,
 };
