@@ -11,7 +11,10 @@
  *   2. /proc/PID/root/PATH, accepted only if its dev and inode are the
  *      VMA's;
  *   3. an open descriptor of the target, /proc/PID/fd/N, with the VMA's dev
- *      and inode (a memfd or a deleted file the target still holds open).
+ *      and inode (a memfd or a deleted file the target still holds open);
+ *   4. PATH as maptap itself sees it, accepted only if its dev and inode
+ *      are the VMA's: the perf event source reads its records after the
+ *      fact, when a short-lived target, and its /proc, may be gone.
  * The cache key is the opened file's (st_dev, st_ino, st_size, st_mtim):
  * a file rewritten in place gets a new entry, and so its own build-id.
  */
@@ -131,6 +134,8 @@ static int open_mapped(pid_t pid, const struct maptap_vma *v,
 		fd = open_root_path(pid, path, v);
 	if (fd < 0)
 		fd = open_from_fds(pid, v);
+	if (fd < 0 && path[0] == '/')
+		fd = open_checked(path, v);
 	return fd;
 }
 
