@@ -284,10 +284,16 @@ static bool brings_bytes(const struct maptap_event *ev)
 	}
 }
 
+bool rp_event_of_exec(const struct maptap_event *ev)
+{
+	return ev->syscall && (!strcmp(ev->syscall, "execve") ||
+			       !strcmp(ev->syscall, "execveat"));
+}
+
 bool maptap_report_wants_stack(const struct maptap_event *ev)
 {
 	return ev && maptap_event_is_range(ev->kind) && ev->syscall_nr >= 0 &&
-	       !ev->snapshot && brings_bytes(ev);
+	       !ev->snapshot && !rp_event_of_exec(ev) && brings_bytes(ev);
 }
 
 bool maptap_report_has_site(const struct maptap_report *r, pid_t pid,

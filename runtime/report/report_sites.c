@@ -218,6 +218,11 @@ long rp_site_for(struct maptap_report *r, struct rp_proc *p,
 
 	if (ev->syscall_nr < 0 && ev->kind == MAPTAP_EV_GROW)
 		return RP_W_KERNEL;
+	/* The new image as the exec itself laid it out: the perf source
+	 * gives it as it came (a file mapped whole, then its segments
+	 * over it), ptrace as one snapshot; both are the exec's. */
+	if (rp_event_of_exec(ev))
+		return p->snap_site;
 	if (!frames || !n)
 		return RP_W_NO_STACK;
 	first = rp_site_start(r->m, p->pid, frames, n, r->opts.site_frames,

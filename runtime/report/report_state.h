@@ -160,6 +160,10 @@ long rp_class_of(struct maptap_report *r, const struct maptap_event *ev);
 long rp_site_get(struct maptap_report *r, struct rp_proc *p,
 		 const struct rp_site_key *k);
 
+/* Whether range event EV is an exec's own (its syscall execve or
+ * execveat): charged to the exec's pseudo site, with no stack. */
+bool rp_event_of_exec(const struct maptap_event *ev);
+
 /* The site charging event EV goes to, from its stack FRAMES[0..N): its
  * id, or -ENOMEM. */
 long rp_site_for(struct maptap_report *r, struct rp_proc *p,
