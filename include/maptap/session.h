@@ -183,7 +183,24 @@ struct maptap_session_opts {
 	 * PERF or AUTO, ON_SYSCALL and breakpoint probes are not served by
 	 * perf events: a caller that needs them asks for PTRACE. */
 	enum maptap_events_source events;
+	/* PERF: keep, for each thread, the user registers and the top
+	 * MAPTAP_CALL_STACK_BYTES of user stack at the entry of its
+	 * mapping calls (the entry tracepoints sample them, and mmap's,
+	 * shmat's and io_setup's entries are opened for it), so that a
+	 * caller can unwind the call of an event without a stop:
+	 * maptap_session_get_call_stack().  Each sampled call costs the
+	 * kernel a copy of that much stack and takes as much room in the
+	 * rings, which hold about 900 such calls per CPU between two
+	 * reads (records lost are resynced, docs/tracer.md).  PTRACE
+	 * ignores it: its threads are stopped at their calls. */
+	bool call_stacks;
 };
+
+/* The user stack copied at each sampled call entry with call_stacks:
+ * as `perf record --call-graph dwarf`'s default.  Enough for the
+ * frames of a mapping call from main() or a thread's start in most
+ * programs; a deeper call site ends its unwind "truncated". */
+#define MAPTAP_CALL_STACK_BYTES 8192
 
 /* Counters of a session, for benchmarks and -v. */
 struct maptap_session_stats {
@@ -295,6 +312,24 @@ const struct maptap_mm *maptap_session_mm(const struct maptap_session *s,
  * ptrace. */
 int maptap_session_get_regs(struct maptap_session *s, pid_t tid,
 			    struct user_regs_struct *regs);
+
+/* The user registers and stack of thread TID at the entry of the
+ * mapping call that caused the event being delivered, in a PERF session
+ * opened with call_stacks (the thread ran on: this is the kernel's copy
+ * from the call's entry tracepoint).  Valid in an on_event callback for
+ * an event of TID whose syscall_nr is >= 0 (not a snapshot); elsewhere
+ * it may be an older call's.  *REGS gets the general registers (rip,
+ * rsp, rbp...; flags and segment registers are 0); *STACK (owned by S,
+ * valid until the callback returns) the *LEN bytes of stack from
+ * regs->rsp upwards (at most MAPTAP_CALL_STACK_BYTES, fewer where the
+ * stack ends), to hand to maptap_unwind_sample().  Not thread-safe:
+ * call it from the thread running S.  Returns 0, -EINVAL for a NULL
+ * argument, -ESRCH when TID is not a traced thread of S, -ENOENT when
+ * no stack is held for its current call (a PTRACE session, call_stacks
+ * off, the call's record lost, a mapping made by exec itself). */
+int maptap_session_get_call_stack(struct maptap_session *s, pid_t tid,
+				  struct user_regs_struct *regs,
+				  const void **stack, size_t *len);
 
 /* Read up to LEN bytes at user address ADDR of process PID into BUF with
  * process_vm_readv(2) (falling back to /proc/PID/mem, proc(5), where that

@@ -17,7 +17,11 @@
  *   and sys_enter_exit_group for the exit status;
  *   task:task_newtask, whose clone_flags say whether a new process
  *   shares its creator's mm (CLONE_VM: vfork, posix_spawn's clone3),
- *   however it was made.
+ *   however it was made;
+ *   with call_stacks, the mapping calls' entries (and mmap's, shmat's,
+ *   io_setup's, opened for this only) also copy the user registers and
+ *   stack, kept per thread for maptap_session_get_call_stack()
+ *   (take_stack()).
  *
  * All events of one CPU write into one ring (PERF_EVENT_IOC_SET_OUTPUT);
  * the rings are read in batches and their records merged by their
@@ -51,6 +55,7 @@
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,30 +85,68 @@
 #define PERF_RECORD_MISC_COMM_EXEC (1 << 13)
 #endif
 
+/* Whether a call's entry samples the user stack (call_stacks). */
+enum tp_stack {
+	TP_NO_STACK,
+	TP_STACK,		/* a mapping call: with call_stacks */
+	TP_STACK_ONLY,		/* its MMAP2 record is its change: the
+				 * entry is opened for its stack only */
+};
+
 /* The tracepoints opened, "sys_enter_NAME" or "sys_exit_NAME". */
 static const struct {
 	const char *call;
 	bool enter, exit;
+	enum tp_stack stack;
 } tp_list[] = {
-	{ "munmap", true, true },
-	{ "mprotect", true, true },
-	{ "pkey_mprotect", true, true },
-	{ "mremap", true, true },
-	{ "brk", true, true },
-	{ "madvise", true, true },
-	{ "prctl", true, true },
-	{ "shmdt", true, true },
-	{ "io_destroy", true, true },
-	{ "exit_group", true, false },
-	{ "execve", true, true },	/* who exec'd: former_tid; the */
-	{ "execveat", true, true },	/* image's snapshot ends at exit */
-	{ "vfork", true, false },	/* a child that shares the mm */
-	{ "clone", true, false },	/* its flags: CLONE_VM */
-	{ "clone3", true, false },	/* flags in memory: kcmp(2) */
+	{ "munmap", true, true, TP_STACK },
+	{ "mprotect", true, true, TP_STACK },
+	{ "pkey_mprotect", true, true, TP_STACK },
+	{ "mremap", true, true, TP_STACK },
+	{ "brk", true, true, TP_STACK },
+	{ "madvise", true, true, TP_STACK },
+	{ "prctl", true, true, TP_STACK },
+	{ "shmdt", true, true, TP_STACK },
+	{ "io_destroy", true, true, TP_STACK },
+	{ "exit_group", true, false, TP_NO_STACK },
+	/* who exec'd: former_tid; the image's snapshot ends at exit */
+	{ "execve", true, true, TP_NO_STACK },
+	{ "execveat", true, true, TP_NO_STACK },
+	/* a child that shares the mm; clone's flags: CLONE_VM; clone3's
+	 * flags are in memory: kcmp(2) */
+	{ "vfork", true, false, TP_NO_STACK },
+	{ "clone", true, false, TP_NO_STACK },
+	{ "clone3", true, false, TP_NO_STACK },
+	{ "mmap", true, false, TP_STACK_ONLY },
+	{ "shmat", true, false, TP_STACK_ONLY },
+	{ "io_setup", true, false, TP_STACK_ONLY },
 };
 #define TP_COUNT (sizeof(tp_list) / sizeof(tp_list[0]))
 /* the syscall tracepoints, mmap_lock_acquire_returned, task_newtask */
 #define TP_MAX (2 * TP_COUNT + 2)
+
+/* perf's x86-64 register numbers (arch/x86/include/uapi/asm/
+ * perf_regs.h) and the ones a call's entry samples: the general
+ * registers, as runtime/profile/profile.c samples them. */
+enum {
+	PR_AX, PR_BX, PR_CX, PR_DX, PR_SI, PR_DI, PR_BP, PR_SP, PR_IP,
+	PR_FLAGS, PR_CS, PR_SS, PR_DS, PR_ES, PR_FS, PR_GS,
+	PR_R8, PR_R9, PR_R10, PR_R11, PR_R12, PR_R13, PR_R14, PR_R15,
+	PR_COUNT
+};
+#define REGS_MASK (((1ULL << (PR_IP + 1)) - 1) | \
+		   (((1ULL << 8) - 1) << PR_R8))
+
+/* A thread's user registers and stack at the entry of its last call
+ * (call_stacks), kept from one call to the next: one buffer a thread. */
+struct mt_perf_stack {
+	struct user_regs_struct regs;
+	size_t len;			/* bytes of DATA */
+	int nr;				/* the call's number */
+	uint64_t gen;			/* mt_perf.stack_gen when taken */
+	bool ok;			/* held for the thread's last call */
+	uint8_t data[MAPTAP_CALL_STACK_BYTES];
+};
 
 struct pf_range {
 	pid_t pid;
@@ -130,6 +173,12 @@ struct mt_perf {
 	size_t nfds, capfds;
 	int tp_id[TP_MAX];	/* tracepoint ids */
 	bool tp_enter[TP_MAX];
+	bool tp_stack[TP_MAX];	/* its samples carry regs and stack */
+	bool tp_stack_only[TP_MAX];	/* opened for the stack only */
+	bool stacks;		/* call_stacks */
+	uint64_t stack_gen;	/* PERF_RECORD_LOSTs read: a stack taken
+				 * before one may not be its thread's
+				 * last call's */
 	size_t ntp;
 	int lock_id;		/* mmap_lock_acquire_returned, or -1 */
 	int newtask_id;		/* task_newtask, or -1 */
@@ -260,7 +309,8 @@ static void free_perf(struct mt_perf *f)
 	free(f);
 }
 
-static struct mt_perf *new_perf(const char *tracefs, char *why, size_t wsize)
+static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
+			       size_t wsize)
 {
 	struct mt_perf *f = calloc(1, sizeof(*f));
 	long n = sysconf(_SC_NPROCESSORS_CONF);
@@ -280,9 +330,12 @@ static struct mt_perf *new_perf(const char *tracefs, char *why, size_t wsize)
 		f->ring_fd[i] = -1;
 		f->cpu_ok[i] = 1;
 	}
+	f->stacks = stacks;
 	for (i = 0; i < TP_COUNT; i++) {
 		int k;
 
+		if (tp_list[i].stack == TP_STACK_ONLY && !stacks)
+			continue;
 		for (k = 0; k < 2; k++) {
 			char name[64];
 			int id;
@@ -296,6 +349,10 @@ static struct mt_perf *new_perf(const char *tracefs, char *why, size_t wsize)
 				continue;	/* a call this kernel lacks */
 			f->tp_id[f->ntp] = id;
 			f->tp_enter[f->ntp] = !k;
+			f->tp_stack[f->ntp] = stacks && !k &&
+					      tp_list[i].stack != TP_NO_STACK;
+			f->tp_stack_only[f->ntp] =
+				tp_list[i].stack == TP_STACK_ONLY;
 			f->ntp++;
 		}
 	}
@@ -438,6 +495,12 @@ static int open_thread(struct mt_perf *f, pid_t tid)
 			a.config = (uint64_t)f->tp_id[i];
 			a.sample_period = 1;
 			a.sample_type |= PERF_SAMPLE_RAW;
+			if (f->tp_stack[i]) {
+				a.sample_type |= PERF_SAMPLE_REGS_USER |
+						 PERF_SAMPLE_STACK_USER;
+				a.sample_regs_user = REGS_MASK;
+				a.sample_stack_user = MAPTAP_CALL_STACK_BYTES;
+			}
 			err = open_one(f, &a, tid, cpu, leader);
 			if (err)
 				return err;
@@ -478,7 +541,8 @@ bool mt_perf_choose(struct maptap_session *s, bool launch, int *err)
 	}
 	tracefs = find_tracefs(why, sizeof(why), note, sizeof(note));
 	if (tracefs) {
-		s->perf = new_perf(tracefs, why, sizeof(why));
+		s->perf = new_perf(tracefs, s->opts.call_stacks, why,
+				   sizeof(why));
 		if (s->perf)
 			s->perf->launch = launch;
 	}
@@ -944,6 +1008,11 @@ static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 	if (t && t->call && t->call->range != MAPTAP_RANGE_BRK)
 		return;
 	heap = t && t->call;
+	/* A mapping that no sampled call of T made (exec's, a call not
+	 * traced) has no call stack: T's is an older call's. */
+	if (t && t->perf_stack && !heap && t->perf_stack->nr != SYS_mmap &&
+	    t->perf_stack->nr != SYS_shmat && t->perf_stack->nr != SYS_io_setup)
+		t->perf_stack->ok = false;
 	name = (const char *)r + 64;
 	max = len - 64 - sizeof(struct pf_sample_id);
 	nlen = strnlen(name, max);
@@ -1222,6 +1291,102 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 static void fork_done(struct maptap_session *s, struct mt_thread *t,
 		      int shared);
 
+static void regs_of(const uint64_t *pr, struct user_regs_struct *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->rax = pr[PR_AX];
+	u->rbx = pr[PR_BX];
+	u->rcx = pr[PR_CX];
+	u->rdx = pr[PR_DX];
+	u->rsi = pr[PR_SI];
+	u->rdi = pr[PR_DI];
+	u->rbp = pr[PR_BP];
+	u->rsp = pr[PR_SP];
+	u->rip = pr[PR_IP];
+	u->r8 = pr[PR_R8];
+	u->r9 = pr[PR_R9];
+	u->r10 = pr[PR_R10];
+	u->r11 = pr[PR_R11];
+	u->r12 = pr[PR_R12];
+	u->r13 = pr[PR_R13];
+	u->r14 = pr[PR_R14];
+	u->r15 = pr[PR_R15];
+}
+
+/* Keep the user registers and stack of the entry sample R (LEN bytes,
+ * the header's excluded) of call NR as T's, from byte OFF: after RAW
+ * come { u64 abi; u64 regs[weight(REGS_MASK)] } and { u64 size; char
+ * data[size]; u64 dyn_size } (no dyn_size when size is 0), as
+ * linux/perf_event.h lays a sample out.  One buffer a thread, made at
+ * its first sampled call; T keeps none when the sample has none (a
+ * thread without a user context) or it is malformed. */
+static void take_stack(struct maptap_session *s, struct mt_thread *t,
+		       int nr, const uint8_t *r, size_t len, size_t off)
+{
+	struct mt_perf_stack *k = t->perf_stack;
+	uint64_t abi, size, dyn, pr[PR_COUNT] = { 0 };
+	int i;
+
+	if (!k) {
+		k = malloc(sizeof(*k));
+		if (!k)
+			return;
+		t->perf_stack = k;
+	}
+	k->ok = false;
+	if (off > len || len - off < 8)
+		return;
+	memcpy(&abi, r + off, 8);
+	off += 8;
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE)
+		return;
+	for (i = 0; i < PR_COUNT; i++) {
+		if (!(REGS_MASK >> i & 1))
+			continue;
+		if (len - off < 8)
+			return;
+		memcpy(&pr[i], r + off, 8);
+		off += 8;
+	}
+	if (len - off < 8)
+		return;
+	memcpy(&size, r + off, 8);
+	off += 8;
+	if (!size || size > len - off || len - off - size < 8)
+		return;
+	memcpy(&dyn, r + off + size, 8);
+	if (dyn > size)
+		dyn = size;
+	if (dyn > sizeof(k->data))
+		dyn = sizeof(k->data);
+	memcpy(k->data, r + off, dyn);
+	regs_of(pr, &k->regs);
+	k->len = (size_t)dyn;
+	k->nr = nr;
+	k->gen = s->perf->stack_gen;
+	k->ok = true;
+}
+
+int mt_perf_call_stack(const struct maptap_session *s,
+		       const struct mt_thread *t,
+		       struct user_regs_struct *regs, const void **stack,
+		       size_t *len)
+{
+	const struct mt_perf_stack *k = t->perf_stack;
+
+	if (!s->perf || !k || !k->ok || k->gen != s->perf->stack_gen)
+		return -ENOENT;
+	*regs = k->regs;
+	*stack = k->data;
+	*len = k->len;
+	return 0;
+}
+
+void mt_perf_stack_free(struct mt_perf_stack *k)
+{
+	free(k);
+}
+
 static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 {
 	/* { u64 id; u32 pid, tid; u64 time; u32 size; raw } and raw is
@@ -1235,7 +1400,7 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 	const uint8_t *raw;
 	struct mt_proc *p;
 	struct mt_thread *t;
-	bool enter = false, known = false;
+	bool enter = false, known = false, stack = false, stack_only = false;
 	size_t i;
 
 	if (len < 28 + 16)
@@ -1252,6 +1417,8 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 	for (i = 0; i < f->ntp; i++) {
 		if (f->tp_id[i] == type) {
 			enter = f->tp_enter[i];
+			stack = f->tp_stack[i];
+			stack_only = f->tp_stack_only[i];
 			known = true;
 			break;
 		}
@@ -1261,6 +1428,14 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 		return;
 	t = thread_of(s, p, (pid_t)tid);
 	if (!t)
+		return;
+	/* A thread's stack is its last call's: an exec's, a clone's
+	 * entry ends the one before. */
+	if (enter && t->perf_stack)
+		t->perf_stack->ok = false;
+	if (stack)
+		take_stack(s, t, nr, r, len, 28 + (size_t)rsize);
+	if (stack_only)
 		return;
 	if (type == f->lock_id) {
 		/* { ...; mm; u64 memcg_id; bool write, success } */
@@ -1692,6 +1867,7 @@ static void on_record(struct maptap_session *s,
 			s->stats.lost_records += lost;
 		}
 		s->perf->lost = true;
+		s->perf->stack_gen++;
 		break;
 	default:
 		break;
@@ -2309,6 +2485,7 @@ int mt_perf_test_new(struct maptap_session *s)
 	f->newtask_id = -1;
 	for (i = 0; i < TP_COUNT && f->ntp + 2 <= TP_MAX; i++) {
 		f->tp_id[f->ntp] = (int)(1000 + 2 * i);
+		f->tp_stack_only[f->ntp] = tp_list[i].stack == TP_STACK_ONLY;
 		f->tp_enter[f->ntp++] = true;
 		f->tp_id[f->ntp] = (int)(1001 + 2 * i);
 		f->tp_enter[f->ntp++] = false;

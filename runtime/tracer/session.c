@@ -115,6 +115,20 @@ int maptap_session_get_regs(struct maptap_session *s, pid_t tid,
 	return 0;
 }
 
+int maptap_session_get_call_stack(struct maptap_session *s, pid_t tid,
+				  struct user_regs_struct *regs,
+				  const void **stack, size_t *len)
+{
+	struct mt_thread *t;
+
+	if (!s || !regs || !stack || !len)
+		return -EINVAL;
+	t = mt_thread_find(s, tid);
+	if (!t)
+		return -ESRCH;
+	return mt_perf_call_stack(s, t, regs, stack, len);
+}
+
 const char *maptap_session_events(const struct maptap_session *s,
 				  enum maptap_events_source *used)
 {

@@ -106,6 +106,7 @@ void mt_thread_del(struct maptap_session *s, struct mt_thread *t)
 	if (t->early)
 		mt_gone_early_add(s, t->tid);
 	mt_ustack_free(t->ustack);
+	mt_perf_stack_free(t->perf_stack);
 	free(t);
 }
 
@@ -185,6 +186,7 @@ void mt_thread_table_free(struct maptap_session *s)
 
 		if (t && t != TOMB) {
 			mt_ustack_free(t->ustack);
+			mt_perf_stack_free(t->perf_stack);
 			free(t);
 		}
 	}

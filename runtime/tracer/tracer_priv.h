@@ -125,6 +125,9 @@ struct mt_thread {
 		uint32_t pid, ppid, tid, ptid;	/* pid 0: none */
 		uint64_t time;
 	} perf_fork;
+	struct mt_perf_stack *perf_stack;	/* perf with call_stacks: its
+						 * last call's user stack
+						 * (perf_source.c); NULL */
 };
 
 struct mt_thread_table {
@@ -433,6 +436,14 @@ int mt_perf_attach(struct maptap_session *s, pid_t pid, bool *fallback);
 int mt_perf_launch(struct maptap_session *s, pid_t pid);
 int mt_perf_run(struct maptap_session *s, uint64_t deadline);
 void mt_perf_free(struct maptap_session *s);
+/* perf_source.c: maptap_session_get_call_stack() for thread T; frees
+ * T's stack copy. */
+struct user_regs_struct;
+int mt_perf_call_stack(const struct maptap_session *s,
+		       const struct mt_thread *t,
+		       struct user_regs_struct *regs, const void **stack,
+		       size_t *len);
+void mt_perf_stack_free(struct mt_perf_stack *k);
 /* perf_source.c, for tests only (testsuite/unit/test_perf_settle.c):
  * mt_perf_test_new() gives S a perf source without events or rings
  * (-ENOMEM); mt_perf_test_tp() is the id its records of tracepoint

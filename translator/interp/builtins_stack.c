@@ -8,7 +8,9 @@
  * Group 3 of builtins.c's groups: ids from 3 * TR_BUILTIN_GROUP_BASE.
  *
  * The stack is the current handler's thread (I->tgt: pid, tid, in a
- * ptrace stop), walked by maptap_unwind() up to MAXBACKTRACE frames (-D
+ * ptrace stop; with perf events, the copy its call's entry record took,
+ * maptap_session_get_call_stack(); a profile sample's copy), walked by
+ * maptap_unwind() up to MAXBACKTRACE frames (-D
  * MAXBACKTRACE=N, stap's default 20), once per stop for all of these
  * functions (struct tr_stack_cache).  Outside a stopped user context
  * (begin, end, timers, a thread that exited) there is no user stack:
@@ -40,8 +42,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <maptap/session.h>
 #include <maptap/symbols.h>
 #include <maptap/unwind.h>
+
+#include <sys/user.h>
 
 #include "interp.h"
 
@@ -379,6 +384,39 @@ static int cache_reserve(struct tr_stack_cache *c, unsigned max)
 	return 0;
 }
 
+/* Whether T's session reads perf events: its threads run on, and an
+ * event's stack is the copy taken at its call's entry.  No session (a
+ * caller that drives the stops itself): ptrace. */
+static bool perf_events(const struct tr_target *t)
+{
+	enum maptap_events_source used;
+
+	if (!t->sess)
+		return false;
+	maptap_session_events(t->sess, &used);
+	return used == MAPTAP_EVENTS_PERF;
+}
+
+/* Walk the stack of C's thread at the entry of the call of the event
+ * being delivered (maptap_session_get_call_stack()), MAX frames, into
+ * C; -ENOENT when the session holds none (no user context). */
+static int call_walk(struct tr_target *t, struct tr_stack_cache *c,
+		     unsigned max)
+{
+	pid_t tid = c->tid ? c->tid : c->pid;
+	struct user_regs_struct regs;
+	const void *stack;
+	size_t len;
+	int err;
+
+	err = maptap_session_get_call_stack(t->sess, tid, &regs, &stack,
+					    &len);
+	if (err)
+		return err;
+	return maptap_unwind_sample(t->unw, c->pid, tid, &regs, stack, len,
+				    c->raw, max, &c->end);
+}
+
 /* Walk the stack of C's thread, MAX frames, into C. */
 static int cache_walk(struct tr_target *t, struct tr_stack_cache *c,
 		      unsigned max)
@@ -396,6 +434,8 @@ static int cache_walk(struct tr_target *t, struct tr_stack_cache *c,
 					       t->sample->stack,
 					       t->sample->stack_len, c->raw,
 					       max, &c->end);
+	else if (!t->sample && perf_events(t))
+		c->nraw = call_walk(t, c, max);
 	else
 		c->nraw = maptap_unwind(t->unw, c->pid,
 					c->tid ? c->tid : c->pid, c->raw,

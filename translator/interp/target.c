@@ -717,16 +717,15 @@ static void say_events(struct run *r)
 
 /* The event source: --events, or auto for -x and ptrace for -c.  What
  * needs the target stopped at a call (syscall probes, breakpoint
- * probes, the user stacks of --stacks and --report, the registers of
- * a --profile handler) keeps ptrace in auto mode and is refused with
- * --events=perf (docs/tracer.md, "Event sources").  Returns 0 or -1. */
+ * probes) keeps ptrace in auto mode and is refused with --events=perf
+ * (docs/tracer.md, "Event sources").  The user stacks of --stacks and
+ * --report need no stop: perf events copy them at each call's entry
+ * (call_stacks).  Returns 0 or -1. */
 static int choose_events(struct run *r, struct maptap_session_opts *so)
 {
 	const struct tr_options *o = r->I->s->opts;
 	const char *need = r->syscalls.n ? "syscall probes" :
-			   r->uprobes.n ? "breakpoint probes" :
-			   o->report ? "--report" : o->stacks ? "--stacks" :
-			   NULL;
+			   r->uprobes.n ? "breakpoint probes" : NULL;
 
 	so->events = o->events >= 0 ? (enum maptap_events_source)o->events :
 		     o->target_pid ? MAPTAP_EVENTS_AUTO : MAPTAP_EVENTS_PTRACE;
@@ -734,14 +733,14 @@ static int choose_events(struct run *r, struct maptap_session_opts *so)
 		return 0;
 	if (so->events == MAPTAP_EVENTS_PERF) {
 		fprintf(r->I->s->err,
-			"maptap: --events=perf: %s need%s the target stopped at its calls; use --events=ptrace\n",
-			need, need[0] == '-' ? "s" : "");
+			"maptap: --events=perf: %s need the target stopped at its calls; use --events=ptrace\n",
+			need);
 		return -1;
 	}
 	so->events = MAPTAP_EVENTS_PTRACE;
 	if (o->verbose)
-		fprintf(r->I->s->err, "maptap: events: ptrace: %s need%s the target stopped at its calls\n",
-			need, need[0] == '-' ? "s" : "");
+		fprintf(r->I->s->err, "maptap: events: ptrace: %s need the target stopped at its calls\n",
+			need);
 	return 0;
 }
 
@@ -843,6 +842,9 @@ int tr_target_open(struct interp *I)
 	 * (the session keeps its exit stop). */
 	so.defer_calls = !o->stacks && !o->report &&
 			 (o->own_output || !r->I->el->at_stop);
+	/* In perf mode the same stacks are the copies taken at the calls'
+	 * entries (builtins_stack.c). */
+	so.call_stacks = o->stacks || o->report;
 	if (choose_events(r, &so)) {
 		r->failed = true;
 		return -1;
