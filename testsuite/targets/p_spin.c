@@ -33,7 +33,8 @@
  * process has spent that much CPU time.  With
  * P_SPIN_TIME set in the environment, the program prints on stderr the
  * wall-clock and CPU time (ns) of its work, for bench/profile/run.py,
- * and the CPU time (ns) that each of rounds()' three functions took:
+ * and the CPU time (ns) that each of rounds()' three functions (or
+ * each of the threads case's three threads) took:
  * on a noisy VM the same work is not the same CPU time.
  */
 #include <dlfcn.h>
@@ -119,6 +120,7 @@ struct job {
 	work_fn fn;
 	uint64_t n;
 	long r;
+	int idx;	/* its CPU time goes to fn_cpu[idx] */
 };
 
 static pthread_barrier_t start;
@@ -126,17 +128,21 @@ static pthread_barrier_t start;
 static void *job_run(void *arg)
 {
 	struct job *j = arg;
+	uint64_t t0;
 	long r;
 
 	pthread_barrier_wait(&start);
+	t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (r = 0; r < j->r; r++)
 		j->fn(j->n);
+	fn_cpu[j->idx] = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 	return NULL;
 }
 
 static int threads(uint64_t n, long r, bool wait)
 {
-	struct job a = { f60, n, r }, b = { f30, n, r }, c = { f10, n, r };
+	struct job a = { f60, n, r, 0 }, b = { f30, n, r, 1 },
+		   c = { f10, n, r, 2 };
 	pthread_t ta, tb;
 	char line[16];
 
@@ -153,6 +159,7 @@ static int threads(uint64_t n, long r, bool wait)
 	job_run(&c);
 	pthread_join(ta, NULL);
 	pthread_join(tb, NULL);
+	report_time();
 	return 0;
 }
 
