@@ -208,7 +208,24 @@ def check_exec():
     if not t.eq(len(cpu), 2, "exec: both images report their CPU time"):
         t.diag(run.stderr)
         return
-    rows, _ = table(run, by_module=True)
+    rows, head = table(run, by_module=True)
+    # Without IRQ time accounting (CONFIG_IRQ_TIME_ACCOUNTING, off here)
+    # the interrupts and softirqs that other work brings are charged to
+    # whatever task they interrupt, as system time; most likely that is
+    # why, with other test suites running beside it, 1173 of 2628
+    # samples of this target, which only spins, were "[kernel]" (1.4 %
+    # alone, and under plain CPU load).
+    # That time is in each image's CPU time but not in its functions'
+    # user-mode samples, and it falls unevenly on the two images (39 %
+    # of f60's samples in the PIE where its CPU time was 52 %).  Then
+    # the split of the user samples cannot be checked against the CPU
+    # time; it is said, and each image must still have a fair part.
+    kernel = rows.get(("[kernel]", ""), 0)
+    total = head[0] if head else 0
+    quiet = total > 0 and kernel <= 0.05 * total
+    if not quiet:
+        t.diag("exec: %d of %d samples in the kernel: the user samples' "
+               "split is not the CPU time's" % (kernel, total))
     for f in SHARES:
         a, c = rows.get((f, b["exe"]), 0), rows.get((f, b["so"]), 0)
         # four standard deviations of a binomial share: sampling noise
@@ -219,15 +236,17 @@ def check_exec():
         # The reference is the CPU time each image's calls took, not
         # half: on this VM the same work took 1.8x the CPU time in one
         # image as in the other (65/35 % of f60's, samples following to
-        # the point), so a fixed split fails where the profile is right.
-        # (One CI run had 39 % of f60's samples in the PIE where its CPU
-        # time was 50 %, 0 lost; not seen again in 60 runs under load:
-        # the table and -v's counts are printed if it comes back.)
-        if not t.ok(a > 0 and c > 0 and abs(got - want) <= tol,
-                    "exec: %s is in the PIE before the exec and in the "
-                    "library after, as their CPU time says (%d, %d: "
-                    "%.1f %% in the PIE, its CPU time %.1f %% +- %.1f)" %
-                    (f, a, c, got, want, tol)):
+        # the point in 60 runs under CPU load, the largest gap 1.9).
+        ok = a > 0 and c > 0
+        if quiet:
+            ok = ok and abs(got - want) <= tol
+        else:
+            ok = ok and abs(got - 50.0) <= 25.0
+        if not t.ok(ok, "exec: %s is in the PIE before the exec and in "
+                    "the library after, as their CPU time says (%d, %d: "
+                    "%.1f %% in the PIE, its CPU time %.1f %% +- %.1f%s)" %
+                    (f, a, c, got, want, tol, "" if quiet else
+                     "; kernel-heavy run: 25-75 % checked")):
             t.diag(run.stdout)
             t.diag(run.stderr)
     t.eq(sorted(m for (f, m) in rows if f in SHARES),
@@ -480,12 +499,14 @@ probe end {
     t.ok(cpus and all(0 <= int(c) < ncpu for c in cpus),
          "context: cpu() is a CPU of the machine (%r)" % cpus)
     um = kv.get("user_mode", {})
-    # a CPU-bound target is in user mode for most samples; the others
-    # are kernel work on its behalf (interrupts, and scheduling: more of
-    # it the more the machine is loaded, up to a quarter seen)
-    t.ok(um.get("1", 0) >= 0.5 * n and set(um) <= {"0", "1"},
-         "context: user_mode() is 0 or 1, and 1 for most samples (%r)" %
-         um)
+    # a CPU-bound target is in user mode for most samples when the
+    # machine is quiet; the others are kernel work charged to it
+    # (interrupts and softirqs: no IRQ time accounting here, see
+    # check_exec()), more the more other work runs: a quarter seen, and
+    # 665 of 1279 (52 %) beside a pinned make check on its CPU
+    t.ok(um.get("1", 0) >= 0.25 * n and set(um) <= {"0", "1"},
+         "context: user_mode() is 0 or 1, and 1 for a good part of the "
+         "samples (%r)" % um)
     t.eq(list(kv.get("execname", {}).keys()), ["p_dl"],
          "context: execname() is the target's")
 
