@@ -2206,8 +2206,13 @@ static void after_batch(struct maptap_session *s, uint64_t now)
 		return;
 	}
 	confirm(s, now);
+	/* Not in the middle of an exec (from its COMM record to its
+	 * execve's exit record): execve builds the new stack at the top
+	 * (__bprm_mm_init()) and setup_arg_pages() moves it down later,
+	 * without a record, so a read then would keep a [stack] that is
+	 * about to move. */
 	for (p = s->procs; p; p = p->next)
-		if (p->ready)
+		if (p->ready && !p->perf_in_exec)
 			mt_check_main_stack(s, p, p->pid);
 	verify_all(s, now);
 }
