@@ -9,6 +9,7 @@
 #include <maptap/profile.h>
 
 #include "../common/perf_ring.h"
+#include "../common/perf_regs.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -21,18 +22,6 @@
 #include <sys/user.h>
 #include <time.h>
 #include <unistd.h>
-
-/* perf's x86 register numbers (arch/x86/include/uapi/asm/perf_regs.h),
- * and the ones sampled: the general registers; flags and segment
- * registers are not needed to unwind. */
-enum {
-	PR_AX, PR_BX, PR_CX, PR_DX, PR_SI, PR_DI, PR_BP, PR_SP, PR_IP,
-	PR_FLAGS, PR_CS, PR_SS, PR_DS, PR_ES, PR_FS, PR_GS,
-	PR_R8, PR_R9, PR_R10, PR_R11, PR_R12, PR_R13, PR_R14, PR_R15,
-	PR_COUNT
-};
-#define REGS_MASK (((1ULL << (PR_IP + 1)) - 1) | \
-		   (((1ULL << 8) - 1) << PR_R8))
 
 /* One sampled thread. */
 struct pf_thread {
@@ -361,28 +350,6 @@ static uint64_t rd_u64(struct rd *r)
 	return v;
 }
 
-static void regs_of(const uint64_t *pr, struct user_regs_struct *u)
-{
-	memset(u, 0, sizeof(*u));
-	u->rax = pr[PR_AX];
-	u->rbx = pr[PR_BX];
-	u->rcx = pr[PR_CX];
-	u->rdx = pr[PR_DX];
-	u->rsi = pr[PR_SI];
-	u->rdi = pr[PR_DI];
-	u->rbp = pr[PR_BP];
-	u->rsp = pr[PR_SP];
-	u->rip = pr[PR_IP];
-	u->r8 = pr[PR_R8];
-	u->r9 = pr[PR_R9];
-	u->r10 = pr[PR_R10];
-	u->r11 = pr[PR_R11];
-	u->r12 = pr[PR_R12];
-	u->r13 = pr[PR_R13];
-	u->r14 = pr[PR_R14];
-	u->r15 = pr[PR_R15];
-}
-
 /* Parse the sample record REC of LEN bytes (header included) into *S;
  * false when it is malformed. */
 static bool parse_sample(const struct maptap_profiler *p, const uint8_t *rec,
@@ -409,7 +376,7 @@ static bool parse_sample(const struct maptap_profiler *p, const uint8_t *rec,
 		for (i = 0; i < PR_COUNT; i++)
 			if (REGS_MASK >> i & 1)
 				pr[i] = rd_u64(&r);
-		regs_of(pr, regs);
+		mt_perf_regs_user(pr, regs);
 		s->regs = regs;
 		s->has_regs = true;
 	}

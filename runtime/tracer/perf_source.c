@@ -41,6 +41,7 @@
  */
 #include "tracer_priv.h"
 #include "../common/perf_ring.h"
+#include "../common/perf_regs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -124,18 +125,6 @@ static const struct {
 #define TP_COUNT (sizeof(tp_list) / sizeof(tp_list[0]))
 /* the syscall tracepoints, mmap_lock_acquire_returned, task_newtask */
 #define TP_MAX (2 * TP_COUNT + 2)
-
-/* perf's x86-64 register numbers (arch/x86/include/uapi/asm/
- * perf_regs.h) and the ones a call's entry samples: the general
- * registers, as runtime/profile/profile.c samples them. */
-enum {
-	PR_AX, PR_BX, PR_CX, PR_DX, PR_SI, PR_DI, PR_BP, PR_SP, PR_IP,
-	PR_FLAGS, PR_CS, PR_SS, PR_DS, PR_ES, PR_FS, PR_GS,
-	PR_R8, PR_R9, PR_R10, PR_R11, PR_R12, PR_R13, PR_R14, PR_R15,
-	PR_COUNT
-};
-#define REGS_MASK (((1ULL << (PR_IP + 1)) - 1) | \
-		   (((1ULL << 8) - 1) << PR_R8))
 
 /* A thread's user registers and stack at the entry of its last call
  * (call_stacks), kept from one call to the next: one buffer a thread. */
@@ -1291,28 +1280,6 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 static void fork_done(struct maptap_session *s, struct mt_thread *t,
 		      int shared);
 
-static void regs_of(const uint64_t *pr, struct user_regs_struct *u)
-{
-	memset(u, 0, sizeof(*u));
-	u->rax = pr[PR_AX];
-	u->rbx = pr[PR_BX];
-	u->rcx = pr[PR_CX];
-	u->rdx = pr[PR_DX];
-	u->rsi = pr[PR_SI];
-	u->rdi = pr[PR_DI];
-	u->rbp = pr[PR_BP];
-	u->rsp = pr[PR_SP];
-	u->rip = pr[PR_IP];
-	u->r8 = pr[PR_R8];
-	u->r9 = pr[PR_R9];
-	u->r10 = pr[PR_R10];
-	u->r11 = pr[PR_R11];
-	u->r12 = pr[PR_R12];
-	u->r13 = pr[PR_R13];
-	u->r14 = pr[PR_R14];
-	u->r15 = pr[PR_R15];
-}
-
 /* Keep the user registers and stack of the entry sample R (LEN bytes,
  * the header's excluded) of call NR as T's, from byte OFF: after RAW
  * come { u64 abi; u64 regs[weight(REGS_MASK)] } and { u64 size; char
@@ -1360,7 +1327,7 @@ static void take_stack(struct maptap_session *s, struct mt_thread *t,
 	if (dyn > sizeof(k->data))
 		dyn = sizeof(k->data);
 	memcpy(k->data, r + off, dyn);
-	regs_of(pr, &k->regs);
+	mt_perf_regs_user(pr, &k->regs);
 	k->len = (size_t)dyn;
 	k->nr = nr;
 	k->gen = s->perf->stack_gen;
