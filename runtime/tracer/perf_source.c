@@ -40,6 +40,7 @@
  * whole (stats.lost_records).
  */
 #include "tracer_priv.h"
+#include "../common/perf_close.h"
 #include "../common/perf_ring.h"
 #include "../common/perf_regs.h"
 
@@ -286,8 +287,7 @@ static void free_perf(struct mt_perf *f)
 		return;
 	for (i = 0; i < (size_t)f->ncpu; i++)
 		mt_perf_ring_unmap(&f->ring[i]);
-	for (i = 0; i < f->nfds; i++)
-		close(f->fds[i]);
+	mt_perf_close_all(f->fds, f->nfds);
 	free(f->fds);
 	free(f->ring);
 	free(f->ring_fd);
