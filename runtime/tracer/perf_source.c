@@ -960,6 +960,9 @@ static void add_piece(uint64_t lo, uint64_t hi, const struct maptap_vma *model,
 	pc->n++;
 }
 
+static void exec_wait_end(struct maptap_session *s, struct mt_proc *p,
+			  const char *path, size_t len);
+
 static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 		     uint64_t time)
 {
@@ -988,6 +991,11 @@ static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 	memcpy(&prot, r + 56, 4);
 	memcpy(&flags, r + 60, 4);
 	p = mt_proc_find(s, (pid_t)pid);
+	if (p && p->perf_exec_wait.on && (ino || maj || min)) {
+		name = (const char *)r + 64;
+		max = len - 64 - sizeof(struct pf_sample_id);
+		exec_wait_end(s, p, name, strnlen(name, max));
+	}
 	if (!p || !p->ready || time < p->perf_since)
 		return;
 	t = thread_of(s, p, (pid_t)tid);
@@ -1528,6 +1536,10 @@ static void new_process(struct maptap_session *s, uint32_t pid,
 		}
 	}
 	p->perf_status = -1;
+	/* Its image is the parent's at the fork: /proc/PID/exe, read this
+	 * late, may be what it exec'd since, or gone. */
+	free(p->exe);
+	p->exe = parent->exe ? strdup(parent->exe) : NULL;
 	if (!mt_thread_add(s, (pid_t)tid, p))
 		return;
 	proc_event(&ev, p->mm == parent->mm ? MAPTAP_EV_CLONE : MAPTAP_EV_FORK,
@@ -1675,15 +1687,57 @@ static void exec_specials(struct maptap_session *s, struct mt_proc *p,
 			 mt_emit_cb, s);
 }
 
+/* The exec event of P at TIME (its COMM record), the thread FORMER
+ * having called execve, and what follows it: the special mappings of the
+ * new image and the ready callback.  Takes OLD_EXE (freed). */
+static void exec_event(struct maptap_session *s, struct mt_proc *p,
+		       uint64_t time, pid_t former, char *old_exe)
+{
+	struct maptap_event ev;
+
+	proc_event(&ev, MAPTAP_EV_EXEC, p->pid, p->pid, time);
+	ev.former_tid = former;
+	ev.path = p->exe;
+	ev.old_path = old_exe;
+	ev.syscall = "execve";
+	mt_emit(s, &ev);
+	free(old_exe);
+	exec_specials(s, p, time);
+	mt_ready(s, p, p->pid, s->launched && p->pid == s->launched_pid &&
+		 !p->ready ? MAPTAP_READY_LAUNCH : MAPTAP_READY_EXEC);
+}
+
+/* The exec of P waited for its image's path (on_exec(), when
+ * /proc/PID/exe could no longer be read): PATH, from the first
+ * file-backed MMAP2 record of P after the exec -- the image's first
+ * PT_LOAD, or its interpreter's for a script, as load_elf_binary()
+ * maps it before the dynamic linker (fs/binfmt_elf.c); /proc/PID/exe is
+ * that file (d_path(), as the record's).  NULL when no such record came
+ * (the process's exit, the end of the run). */
+static void exec_wait_end(struct maptap_session *s, struct mt_proc *p,
+			  const char *path, size_t len)
+{
+	if (!p->perf_exec_wait.on)
+		return;
+	p->perf_exec_wait.on = false;
+	if (path && len) {
+		free(p->exe);
+		p->exe = strndup(path, len);
+	}
+	exec_event(s, p, p->perf_exec_wait.time, p->perf_exec_wait.former,
+		   p->perf_exec_wait.old_exe);
+	p->perf_exec_wait.old_exe = NULL;
+}
+
 static void on_exec(struct maptap_session *s, struct mt_proc *p,
 		    uint32_t tid, uint64_t time)
 {
-	struct maptap_event ev;
 	pid_t former = p->pid;
 	char *old_exe;
 	size_t i;
 
 	(void)tid;
+	exec_wait_end(s, p, NULL, 0);	/* an exec right after an exec */
 	/* The thread that exec'd: the one in execve (its entry record). */
 	for (i = 0; i < s->threads.cap; i++) {
 		struct mt_thread *o = s->threads.slot[i];
@@ -1718,23 +1772,23 @@ static void on_exec(struct maptap_session *s, struct mt_proc *p,
 		p->mm->stack_addr = 0;
 	}
 	old_exe = p->exe;
-	p->exe = mt_proc_exe(p->pid);
-	proc_event(&ev, MAPTAP_EV_EXEC, p->pid, p->pid, time);
-	ev.former_tid = former;
-	ev.path = p->exe;
-	ev.old_path = old_exe;
-	ev.syscall = "execve";
-	mt_emit(s, &ev);
-	free(old_exe);
+	p->exe = mt_proc_exe(p->pid);	/* "" when it cannot be read */
 	/* The new image starts empty; its mappings come as records, from
 	 * the exec on (the records are read later than they happen: a read
 	 * now would show what the program did since).  Its [stack] has no
 	 * record: mt_check_main_stack() after the batch. */
 	p->perf_since = 0;
 	p->perf_in_exec = true;
-	exec_specials(s, p, time);
-	mt_ready(s, p, p->pid, s->launched && p->pid == s->launched_pid &&
-		 !p->ready ? MAPTAP_READY_LAUNCH : MAPTAP_READY_EXEC);
+	if (!p->exe || !*p->exe) {
+		/* Gone already (a short command): the path comes with the
+		 * image's first mapping (exec_wait_end()). */
+		p->perf_exec_wait.on = true;
+		p->perf_exec_wait.time = time;
+		p->perf_exec_wait.former = former;
+		p->perf_exec_wait.old_exe = old_exe;
+		return;
+	}
+	exec_event(s, p, time, former, old_exe);
 }
 
 static void on_comm(struct maptap_session *s, const struct perf_event_header *h,
@@ -1758,6 +1812,7 @@ static void proc_gone(struct maptap_session *s, struct mt_proc *p,
 	struct maptap_event ev;
 	int status = p->perf_status;
 
+	exec_wait_end(s, p, NULL, 0);
 	forget_proc_threads(s, p, 0);
 	if (s->launched && p->pid == s->launched_pid && !s->launched_reaped) {
 		int st;
@@ -2244,6 +2299,7 @@ static void detach_all(struct maptap_session *s, const char *why)
 	while (s->procs) {
 		struct mt_proc *p = s->procs;
 
+		exec_wait_end(s, p, NULL, 0);
 		mt_event_init(&ev, MAPTAP_EV_DETACH, p->pid, p->pid);
 		ev.reason = why;
 		mt_emit(s, &ev);

@@ -174,6 +174,7 @@ void mt_proc_del(struct maptap_session *s, struct mt_proc *p)
 	}
 	mt_mm_put(p->mm);
 	free(p->exe);
+	free(p->perf_exec_wait.old_exe);
 	free(p);
 }
 

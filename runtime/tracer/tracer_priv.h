@@ -57,6 +57,13 @@ struct mt_proc {
 					 * without an exit record; 0 not */
 	bool perf_in_exec;		/* perf: between the exec's record and
 					 * execve's return: its snapshot */
+	struct {			/* perf: an exec whose event waits for
+					 * the path of its image (exec_wait()) */
+		bool on;
+		uint64_t time;		/* its COMM record's, ns */
+		pid_t former;		/* the thread that called execve */
+		char *old_exe;		/* malloc'd, or NULL */
+	} perf_exec_wait;
 	int perf_status;		/* perf: wait status from its
 					 * exit_group, -1 unknown */
 	bool notif;			/* may have a seccomp filter with a
