@@ -54,7 +54,8 @@ def pages(events, kind, call, pid):
 
 
 def storm(opts, name):
-    r = t.maptap(opts + ["-c", "%s %d %d" % (prog, STORM_THREADS, ROUNDS)])
+    r = t.maptap(opts + ["-v", "-c", "%s %d %d" % (prog, STORM_THREADS,
+                                                    ROUNDS)])
     t.eq((r.status, r.stdout.strip()),
          (0, "done %d" % (STORM_THREADS * ROUNDS)),
          name + ": the target ran every round")
@@ -69,6 +70,16 @@ def storm(opts, name):
     # sibling's munmap (issue 16, runtime/tracer/refresh.c,
     # holes_raced()), and a read again torn the same way (12780:
     # read_settled()).
+    if mapped != want:
+        # What a next failure must tell: maps found by a read (no call),
+        # and the run's counts (lost records, ranges read again).
+        nocall = [(e["start"], e["end"], e["tid"]) for e in r.events
+                  if e["event"] == "map" and e["pid"] == pid and
+                  e["syscall"] is None and not e.get("snapshot")]
+        t.diag("%s: %d map(s) without their call: %s" %
+               (name, len(nocall), nocall[:8]))
+        t.diag("%s: %s" % (name, " | ".join(
+            l for l in r.stderr.splitlines() if l.startswith("maptap: "))))
     t.eq(mapped, want, name + ": every page the workers mapped is "
          "logged once")
     t.eq(pages(r.events, "unmap", "munmap", pid), mapped,
