@@ -13,6 +13,8 @@
 #   strace  strace -f --seccomp-bpf -e trace=%memory -o /dev/null
 #   maptap  maptap -v -o /dev/null -c (the default log, thrown away)
 #   pin     maptap --pin (maptap and the command on one CPU)
+#   perf    maptap --events=perf (no stop at all: the kernel's perf
+#           records and tracepoints; docs/tracer.md, issue 15)
 #   base    with MAPTAP_BASE set: that maptap program (an older build, for
 #           a before/after comparison), as maptap
 # Workloads:
@@ -92,7 +94,7 @@ for i in 1 2 3 4; do
 done
 
 workloads="map dl py"
-tracers="none floor strace maptap pin"
+tracers="none floor strace maptap pin perf"
 base_cmd=()
 if [ -n "${MAPTAP_BASE:-}" ]; then
 	[ -x "$MAPTAP_BASE" ] || die "MAPTAP_BASE: no program at '$MAPTAP_BASE'"
@@ -120,6 +122,8 @@ run_cell() {
 		      -o /dev/null sh -c "exec $cmd") ;;
 	maptap) argv=("${maptap_cmd[@]}" -v -o /dev/null -c "$cmd") ;;
 	pin) argv=("${maptap_cmd[@]}" --pin -v -o /dev/null -c "$cmd") ;;
+	perf) argv=("${maptap_cmd[@]}" --events=perf -v -o /dev/null
+		    -c "$cmd") ;;
 	base) argv=("${base_cmd[@]}" -v -o /dev/null -c "$cmd") ;;
 	esac
 	t0=$EPOCHREALTIME
@@ -128,7 +132,7 @@ run_cell() {
 	[ "$rc" = 0 ] || { cat "$work/err" >&2; die "$w.$tr failed ($rc)"; }
 	case $tr in
 	floor) stops=$(sed -n 's/^floor: \([0-9]*\) stops (\([0-9]*\) seccomp.*/\1 \2/p' "$work/err") ;;
-	maptap|pin|base) stops=$(sed -n 's/^maptap: \([0-9]*\) stops.*/\1 0/p' "$work/err") ;;
+	maptap|pin|perf|base) stops=$(sed -n 's/^maptap: \([0-9]*\) stops.*/\1 0/p' "$work/err") ;;
 	*) stops="0 0" ;;
 	esac
 	awk -v a="$t0" -v b="$t1" -v s="$stops" \
