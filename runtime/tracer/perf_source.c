@@ -963,6 +963,37 @@ static void add_piece(uint64_t lo, uint64_t hi, const struct maptap_vma *model,
 static void exec_wait_end(struct maptap_session *s, struct mt_proc *p,
 			  const char *path, size_t len);
 
+/* Most records of P held back while its exec event waits: the kernel
+ * gives one (the [stack] of __bprm_mm_init()) before the image's. */
+#define MT_MAX_HELD	16
+
+/* Keep a copy of the MMAP2 record R (LEN bytes, at TIME) of P until its
+ * exec event (exec_wait_end()).  0 when kept; -ENOMEM, or -ENOSPC when
+ * MT_MAX_HELD are held already: the caller ends the wait. */
+static int hold_record(struct mt_proc *p, const uint8_t *r, size_t len,
+		       uint64_t time)
+{
+	struct mt_held_rec *h;
+	uint8_t *copy;
+
+	if (p->perf_exec_wait.nheld == MT_MAX_HELD)
+		return -ENOSPC;
+	if (!p->perf_exec_wait.held) {
+		p->perf_exec_wait.held = calloc(MT_MAX_HELD, sizeof(*h));
+		if (!p->perf_exec_wait.held)
+			return -ENOMEM;
+	}
+	copy = malloc(len);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, r, len);
+	h = &p->perf_exec_wait.held[p->perf_exec_wait.nheld++];
+	h->time = time;
+	h->len = len;
+	h->rec = copy;
+	return 0;
+}
+
 static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 		     uint64_t time)
 {
@@ -991,10 +1022,15 @@ static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 	memcpy(&prot, r + 56, 4);
 	memcpy(&flags, r + 60, 4);
 	p = mt_proc_find(s, (pid_t)pid);
-	if (p && p->perf_exec_wait.on && (ino || maj || min)) {
+	if (p && p->perf_exec_wait.on) {
+		/* The exec event comes first: execve's [stack] record
+		 * (before the image's) waits for it. */
+		if (!(ino || maj || min) && !hold_record(p, r, len, time))
+			return;
 		name = (const char *)r + 64;
 		max = len - 64 - sizeof(struct pf_sample_id);
-		exec_wait_end(s, p, name, strnlen(name, max));
+		exec_wait_end(s, p, (ino || maj || min) ? name : NULL,
+			      strnlen(name, max));
 	}
 	if (!p || !p->ready || time < p->perf_since)
 		return;
@@ -1717,6 +1753,9 @@ static void exec_event(struct maptap_session *s, struct mt_proc *p,
 static void exec_wait_end(struct maptap_session *s, struct mt_proc *p,
 			  const char *path, size_t len)
 {
+	struct mt_held_rec *held;
+	size_t i, n;
+
 	if (!p->perf_exec_wait.on)
 		return;
 	p->perf_exec_wait.on = false;
@@ -1727,6 +1766,16 @@ static void exec_wait_end(struct maptap_session *s, struct mt_proc *p,
 	exec_event(s, p, p->perf_exec_wait.time, p->perf_exec_wait.former,
 		   p->perf_exec_wait.old_exe);
 	p->perf_exec_wait.old_exe = NULL;
+	/* Then the records that came before the image's, in order. */
+	held = p->perf_exec_wait.held;
+	n = p->perf_exec_wait.nheld;
+	p->perf_exec_wait.held = NULL;
+	p->perf_exec_wait.nheld = 0;
+	for (i = 0; i < n; i++) {
+		on_mmap2(s, held[i].rec, held[i].len, held[i].time);
+		free(held[i].rec);
+	}
+	free(held);
 }
 
 static void on_exec(struct maptap_session *s, struct mt_proc *p,

@@ -165,6 +165,7 @@ struct mt_proc *mt_proc_new(struct maptap_session *s, pid_t pid,
 void mt_proc_del(struct maptap_session *s, struct mt_proc *p)
 {
 	struct mt_proc **pp;
+	size_t i;
 
 	for (pp = &s->procs; *pp; pp = &(*pp)->next) {
 		if (*pp == p) {
@@ -175,6 +176,9 @@ void mt_proc_del(struct maptap_session *s, struct mt_proc *p)
 	mt_mm_put(p->mm);
 	free(p->exe);
 	free(p->perf_exec_wait.old_exe);
+	for (i = 0; i < p->perf_exec_wait.nheld; i++)
+		free(p->perf_exec_wait.held[i].rec);
+	free(p->perf_exec_wait.held);
 	free(p);
 }
 

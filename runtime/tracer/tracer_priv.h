@@ -63,6 +63,10 @@ struct mt_proc {
 		uint64_t time;		/* its COMM record's, ns */
 		pid_t former;		/* the thread that called execve */
 		char *old_exe;		/* malloc'd, or NULL */
+		struct mt_held_rec *held; /* the records of P that came
+					 * before its image's first file
+					 * mapping ([stack]): malloc'd */
+		size_t nheld;
 	} perf_exec_wait;
 	int perf_status;		/* perf: wait status from its
 					 * exit_group, -1 unknown */
@@ -71,6 +75,14 @@ struct mt_proc {
 					 * at every entry and exit, trust only
 					 * reads (docs/tracer.md) */
 	struct mt_proc *next;
+};
+
+/* perf: a copy of a PERF_RECORD_MMAP2 body (LEN bytes, malloc'd) held
+ * back until the exec event it follows (struct mt_proc.perf_exec_wait). */
+struct mt_held_rec {
+	uint64_t time;			/* its sample_id time, ns */
+	size_t len;			/* bytes */
+	uint8_t *rec;
 };
 
 /* One traced thread. */
