@@ -93,26 +93,7 @@ static int seize_one(struct maptap_session *s, struct mt_proc *p, pid_t tid)
 /* Seize until a scan finds no thread we do not have. */
 static int seize_all(struct maptap_session *s, struct mt_proc *p)
 {
-	for (;;) {
-		pid_t *tids;
-		size_t i, n;
-		int added = 0, err = mt_proc_tids(p->pid, &tids, &n);
-
-		if (err)
-			return err;
-		for (i = 0; i < n; i++) {
-			int r = seize_one(s, p, tids[i]);
-
-			if (r < 0) {
-				free(tids);
-				return r;
-			}
-			added += r;
-		}
-		free(tids);
-		if (!added)
-			return 0;
-	}
+	return mt_proc_each_new_tid(s, p, seize_one);
 }
 
 static int keep_held(struct held **held, size_t *nheld, size_t *cap,

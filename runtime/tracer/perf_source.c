@@ -2423,37 +2423,24 @@ int mt_perf_run(struct maptap_session *s, uint64_t deadline)
 
 /* ---- attach and launch ---- */
 
+/* Open the events on TID of P: 1, 0 when it is gone, -errno. */
+static int take_thread(struct maptap_session *s, struct mt_proc *p,
+		       pid_t tid)
+{
+	int err = open_thread(s->perf, tid);
+
+	if (err == -ESRCH)
+		return 0;
+	if (err)
+		return err;
+	return mt_thread_add(s, tid, p) ? 1 : -ENOMEM;
+}
+
 /* Open the events on every thread of P, rescanning until no new one
  * appears. */
 static int open_all(struct maptap_session *s, struct mt_proc *p)
 {
-	for (;;) {
-		pid_t *tids;
-		size_t i, n;
-		int added = 0, err = mt_proc_tids(p->pid, &tids, &n);
-
-		if (err)
-			return err;
-		for (i = 0; i < n; i++) {
-			if (mt_thread_find(s, tids[i]))
-				continue;
-			err = open_thread(s->perf, tids[i]);
-			if (err == -ESRCH)
-				continue;
-			if (err) {
-				free(tids);
-				return err;
-			}
-			if (!mt_thread_add(s, tids[i], p)) {
-				free(tids);
-				return -ENOMEM;
-			}
-			added++;
-		}
-		free(tids);
-		if (!added)
-			return 0;
-	}
+	return mt_proc_each_new_tid(s, p, take_thread);
 }
 
 int mt_perf_attach(struct maptap_session *s, pid_t pid, bool *fallback)

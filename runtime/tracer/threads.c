@@ -162,6 +162,33 @@ struct mt_proc *mt_proc_new(struct maptap_session *s, pid_t pid,
 	return p;
 }
 
+int mt_proc_each_new_tid(struct maptap_session *s, struct mt_proc *p,
+			 int (*take)(struct maptap_session *s,
+				     struct mt_proc *p, pid_t tid))
+{
+	for (;;) {
+		pid_t *tids;
+		size_t i, n;
+		int added = 0, err = mt_proc_tids(p->pid, &tids, &n);
+
+		if (err)
+			return err;
+		for (i = 0; i < n; i++) {
+			int r = mt_thread_find(s, tids[i]) ? 0 :
+				take(s, p, tids[i]);
+
+			if (r < 0) {
+				free(tids);
+				return r;
+			}
+			added += r;
+		}
+		free(tids);
+		if (!added)
+			return 0;
+	}
+}
+
 void mt_proc_del(struct maptap_session *s, struct mt_proc *p)
 {
 	struct mt_proc **pp;

@@ -260,6 +260,15 @@ struct mt_proc *mt_proc_find(struct maptap_session *s, pid_t pid);
 struct mt_proc *mt_proc_new(struct maptap_session *s, pid_t pid,
 			    struct mt_mm *mm);
 void mt_proc_del(struct maptap_session *s, struct mt_proc *p);
+/* Call TAKE(S, P, TID) for each thread of P in /proc/PID/task that is
+ * not in the thread table, scanning again until a scan takes none (a
+ * thread taken may create others meanwhile).  TAKE returns 1 when it
+ * took TID, 0 when it let it go (gone meanwhile), or -errno, which ends
+ * the scan and is returned.  0, or -errno of the scan (opendir(3)),
+ * -ENOMEM. */
+int mt_proc_each_new_tid(struct maptap_session *s, struct mt_proc *p,
+			 int (*take)(struct maptap_session *s,
+				     struct mt_proc *p, pid_t tid));
 struct mt_mm *mt_mm_new(void);
 void mt_mm_put(struct mt_mm *mm);
 /* Free every thread left in S's table, and the table (session end). */
