@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gelf.h>
 #include <libelf.h>
 
 #include <maptap/module.h>
@@ -81,5 +82,21 @@ enum maptap_segment_kind mt_elf_seg_kind(const struct mt_elf_info *info,
 void mt_elf_seg_describe(const struct mt_seg *seg,
 			 enum maptap_segment_kind kind,
 			 struct maptap_segment_info *out);
+
+/* elf_file.c */
+
+/* Open PATH read-only and begin reading it with libelf (ELF_C_READ_MMAP)
+ * into *ELF and *FD, which the caller closes with mt_elf_close().
+ * Returns 0; -errno of open(2); -EINVAL when PATH is not a 64-bit ELF
+ * file (nothing is left open).  Thread-safe (libelf's own rules). */
+int mt_elf_open(const char *path, Elf **elf, int *fd);
+
+/* elf_end(ELF) and close(FD) (FD < 0: none). */
+void mt_elf_close(Elf *elf, int fd);
+
+/* The first section of ELF named WANT (by the section header string
+ * table, ELF gABI "Section Header"), its header in *SH; NULL when there
+ * is none or the table cannot be read. */
+Elf_Scn *mt_elf_scn_by_name(Elf *elf, const char *want, GElf_Shdr *sh);
 
 #endif

@@ -4,6 +4,8 @@
  */
 #include <config.h>
 
+#include "elf_priv.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -245,25 +247,6 @@ static bool sym_lookup(void *ctx, const char *name, size_t len,
 	return false;
 }
 
-static Elf_Scn *find_scn(Elf *elf, const char *want, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-
-		if (!gelf_getshdr(scn, sh))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh->sh_name);
-		if (name && !strcmp(name, want))
-			return scn;
-	}
-	return NULL;
-}
-
 /* The descriptors of N->args into N->arg[]. */
 static void parse_args(struct maptap_sdt_note *n, Elf *elf)
 {
@@ -328,24 +311,15 @@ int maptap_sdt_notes(const char *path, const char *provider_glob,
 	int fd, rc = 0, calls = 0;
 	Elf *elf;
 
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF ||
-	    gelf_getclass(elf) != ELFCLASS64) {
-		elf_end(elf);
-		close(fd);
-		return -EINVAL;
-	}
+	rc = mt_elf_open(path, &elf, &fd);
+	if (rc)
+		return rc;
 	n = malloc(sizeof(*n));
 	if (!n) {
-		elf_end(elf);
-		close(fd);
+		mt_elf_close(elf, fd);
 		return -ENOMEM;
 	}
-	base_scn = find_scn(elf, ".stapsdt.base", &base_sh);
+	base_scn = mt_elf_scn_by_name(elf, ".stapsdt.base", &base_sh);
 	while (!rc && (scn = elf_nextscn(elf, scn))) {
 		Elf_Data *d;
 		GElf_Shdr sh;
@@ -381,7 +355,6 @@ int maptap_sdt_notes(const char *path, const char *provider_glob,
 		}
 	}
 	free(n);
-	elf_end(elf);
-	close(fd);
+	mt_elf_close(elf, fd);
 	return rc ? rc : calls;
 }

@@ -4,6 +4,8 @@
  */
 #include <config.h>
 
+#include "elf_priv.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -75,23 +77,6 @@ static int walk(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
 	return 0;
 }
 
-/* PATH as ELF, read through a mapping.  Returns 0 with *ELF and *FD
- * (for elf_end() and close()), -errno opening PATH, or -EINVAL when it
- * is not ELF. */
-static int open_elf(const char *path, Elf **elf, int *fd)
-{
-	elf_version(EV_CURRENT);
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
-		return -errno;
-	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (*elf && elf_kind(*elf) == ELF_K_ELF)
-		return 0;
-	elf_end(*elf);
-	close(*fd);
-	return -EINVAL;
-}
-
 int maptap_uprobe_functions(const char *path, const char *glob,
 			    int (*fn)(const char *name, uint64_t vaddr,
 				      uint64_t size, void *arg),
@@ -103,7 +88,7 @@ int maptap_uprobe_functions(const char *path, const char *glob,
 	unsigned k;
 	Elf *elf;
 
-	rc = open_elf(path, &elf, &fd);
+	rc = mt_elf_open(path, &elf, &fd);
 	if (rc)
 		return rc;
 	for (k = 0; k < 2 && !rc; k++) {
@@ -118,31 +103,11 @@ int maptap_uprobe_functions(const char *path, const char *glob,
 		}
 	}
 	free(seen.v);
-	elf_end(elf);
-	close(fd);
+	mt_elf_close(elf, fd);
 	return rc ? rc : calls;
 }
 
 /* ---- PLT entries ---- */
-
-static Elf_Scn *find_scn(Elf *elf, const char *want, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-
-		if (!gelf_getshdr(scn, sh))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh->sh_name);
-		if (name && !strcmp(name, want))
-			return scn;
-	}
-	return NULL;
-}
 
 /* The symbol whose R_X86_64_JUMP_SLOT relocation is at GOT, or NULL. */
 static const char *slot_name(Elf *elf, Elf_Scn *rela, const GElf_Shdr *rsh,
@@ -188,15 +153,15 @@ int maptap_uprobe_plt(const char *path, const char *glob,
 	Elf *elf;
 	size_t off;
 
-	rc = open_elf(path, &elf, &fd);
+	rc = mt_elf_open(path, &elf, &fd);
 	if (rc)
 		return rc;
-	plt = find_scn(elf, ".plt.sec", &psh);
+	plt = mt_elf_scn_by_name(elf, ".plt.sec", &psh);
 	if (plt)
 		first = 0;
 	else
-		plt = find_scn(elf, ".plt", &psh);
-	rela = find_scn(elf, ".rela.plt", &rsh);
+		plt = mt_elf_scn_by_name(elf, ".plt", &psh);
+	rela = mt_elf_scn_by_name(elf, ".rela.plt", &rsh);
 	d = plt ? elf_getdata(plt, NULL) : NULL;
 	for (off = first; d && rela && off + 16 <= d->d_size && !rc;
 	     off += 16) {
@@ -218,8 +183,7 @@ int maptap_uprobe_plt(const char *path, const char *glob,
 		calls++;
 		rc = fn(name, psh.sh_addr + off, 16, arg);
 	}
-	elf_end(elf);
-	close(fd);
+	mt_elf_close(elf, fd);
 	return rc ? rc : calls;
 }
 
@@ -232,7 +196,7 @@ int maptap_uprobe_needed(const char *path,
 	int fd, rc = 0, calls = 0;
 	Elf *elf;
 
-	rc = open_elf(path, &elf, &fd);
+	rc = mt_elf_open(path, &elf, &fd);
 	if (rc)
 		return rc;
 	while ((scn = elf_nextscn(elf, scn)) && !rc) {
@@ -258,8 +222,7 @@ int maptap_uprobe_needed(const char *path,
 			rc = fn(name, arg);
 		}
 	}
-	elf_end(elf);
-	close(fd);
+	mt_elf_close(elf, fd);
 	return rc ? rc : calls;
 }
 
@@ -411,7 +374,7 @@ int maptap_uprobe_ifuncs(const char *path,
 	size_t i;
 	Elf *elf;
 
-	rc = open_elf(path, &elf, &fd);
+	rc = mt_elf_open(path, &elf, &fd);
 	if (rc)
 		return rc;
 	for (k = 0; k < 2 && !rc; k++) {
@@ -431,7 +394,6 @@ int maptap_uprobe_ifuncs(const char *path,
 	for (i = 0; i < fs.n && !rc; i++)
 		rc = fn(&fs.v[i], arg);
 	free(fs.v);
-	elf_end(elf);
-	close(fd);
+	mt_elf_close(elf, fd);
 	return rc ? rc : (int)i;
 }
