@@ -1743,13 +1743,12 @@ static void exec_event(struct maptap_session *s, struct mt_proc *p,
 		 !p->ready ? MAPTAP_READY_LAUNCH : MAPTAP_READY_EXEC);
 }
 
-/* The exec of P waited for its image's path (on_exec(), when
- * /proc/PID/exe could no longer be read): PATH, from the first
+/* The exec of P waited for its image's path (on_exec()): PATH, from the first
  * file-backed MMAP2 record of P after the exec -- the image's first
  * PT_LOAD, or its interpreter's for a script, as load_elf_binary()
  * maps it before the dynamic linker (fs/binfmt_elf.c); /proc/PID/exe is
  * that file (d_path(), as the record's).  NULL when no such record came
- * (the process's exit, the end of the run). */
+ * (the process's exit, the end of the run): the path stays unknown. */
 static void exec_wait_end(struct maptap_session *s, struct mt_proc *p,
 			  const char *path, size_t len)
 {
@@ -1821,23 +1820,20 @@ static void on_exec(struct maptap_session *s, struct mt_proc *p,
 		p->mm->stack_addr = 0;
 	}
 	old_exe = p->exe;
-	p->exe = mt_proc_exe(p->pid);	/* "" when it cannot be read */
+	p->exe = strdup("");
 	/* The new image starts empty; its mappings come as records, from
 	 * the exec on (the records are read later than they happen: a read
 	 * now would show what the program did since).  Its [stack] has no
-	 * record: mt_check_main_stack() after the batch. */
+	 * record: mt_check_main_stack() after the batch.  Its path too is
+	 * the record's: /proc/PID/exe, read now, may be gone (a short
+	 * command) or name a later exec's image; the event waits for the
+	 * image's first mapping (exec_wait_end()). */
 	p->perf_since = 0;
 	p->perf_in_exec = true;
-	if (!p->exe || !*p->exe) {
-		/* Gone already (a short command): the path comes with the
-		 * image's first mapping (exec_wait_end()). */
-		p->perf_exec_wait.on = true;
-		p->perf_exec_wait.time = time;
-		p->perf_exec_wait.former = former;
-		p->perf_exec_wait.old_exe = old_exe;
-		return;
-	}
-	exec_event(s, p, time, former, old_exe);
+	p->perf_exec_wait.on = true;
+	p->perf_exec_wait.time = time;
+	p->perf_exec_wait.former = former;
+	p->perf_exec_wait.old_exe = old_exe;
 }
 
 static void on_comm(struct maptap_session *s, const struct perf_event_header *h,
@@ -2269,6 +2265,14 @@ static void after_batch(struct maptap_session *s, uint64_t now)
 		f->lost = false;
 		f->touched.n = f->suspects.n = 0;
 		for (p = s->procs; p; p = p->next) {
+			/* Its image's record may be among the lost: the
+			 * image /proc names now is the best left. */
+			if (p->perf_exec_wait.on) {
+				char *exe = mt_proc_exe(p->pid);
+
+				exec_wait_end(s, p, exe, exe ? strlen(exe) : 0);
+				free(exe);
+			}
 			if (!p->ready)
 				continue;
 			p->perf_since = mt_now_ns();
