@@ -237,8 +237,9 @@ t.ok(med["perf"] - med["ptrace"] < 0.4, "-c in perf mode ends with its "
 # -- 3d. the images of processes that were gone when read -------------
 # Records are read after they happen: a short command's /proc/PID/exe is
 # gone by then (its exec logged "exe": null), and a fork child's may be
-# what it exec'd since (its fork logged with no image).  The exec, fork
-# and clone events say the same as in ptrace mode.
+# what it exec'd since (its fork logged with no image), and an exec's
+# /proc/PID/exe names a later exec's image.  The exec, fork and clone
+# events say the same as in ptrace mode.
 def proc_events(r):
     order = {}
     out = []
@@ -254,13 +255,18 @@ def proc_events(r):
     return sorted(out, key=repr)
 
 
-cmd = "sh -c '/bin/true; exec /bin/true'"
-got = {ev: proc_events(t.maptap(["--events=" + ev, "-c", cmd]))
-       for ev in ("perf", "ptrace")}
-t.eq(got["perf"], got["ptrace"], "short-lived processes: exec and fork "
-     "events name the same images in perf mode as in ptrace mode")
-t.ok(all(x[3] for x in got["perf"] if x[0] == "exec"),
-     "short-lived processes: every exec names its image")
+# A chain of execs ending in one that lives on: /proc/PID/exe, read
+# when the first records are applied, names the last image by then.
+for what, cmd in (("short-lived processes",
+                   "sh -c '/bin/true; exec /bin/true'"),
+                  ("a chain of execs that lives on",
+                   "sh -c 'exec sh -c \"exec sleep 0.3\"'")):
+    got = {ev: proc_events(t.maptap(["--events=" + ev, "-c", cmd]))
+           for ev in ("perf", "ptrace")}
+    t.eq(got["perf"], got["ptrace"], what + ": exec and fork events name "
+         "the same images in perf mode as in ptrace mode")
+    t.ok(all(x[3] for x in got["perf"] if x[0] == "exec"),
+         what + ": every exec names its image")
 
 # -- 4. 100 attaches and detaches in a row ----------------------------
 tp, pid = start_busy()
