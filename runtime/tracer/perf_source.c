@@ -446,6 +446,68 @@ static int open_one(struct mt_perf *f, struct perf_event_attr *a, pid_t tid,
 	return 0;
 }
 
+/* Whether TID is exiting or gone: perf_event_open(2) on a task that
+ * exits meanwhile fails (ENODEV, as on an offline CPU, or EINVAL for a
+ * group member once the task's context is gone).  PF_EXITING in the
+ * flags of /proc/TID/stat (field 9, proc(5); include/linux/sched.h) is
+ * set before do_exit() tears the task's events down. */
+static bool thread_ending(pid_t tid)
+{
+	const long pf_exiting = 0x4;
+	long flags;
+
+	return mt_proc_stat_field(tid, 9, &flags) != 0 ||
+	       (flags & pf_exiting);
+}
+
+/* Close the fds opened from index FROM on. */
+static void drop_fds(struct mt_perf *f, size_t from)
+{
+	while (f->nfds > from)
+		close(f->fds[--f->nfds]);
+}
+
+/* The group of TID on CPU: the dummy event leading the tracepoints. */
+static int open_group(struct mt_perf *f, pid_t tid, int cpu)
+{
+	struct perf_event_attr a;
+	int err, leader;
+	size_t i;
+
+	attr_base(f, &a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.mmap = a.mmap2 = a.mmap_data = 1;
+	a.comm = a.comm_exec = 1;
+	a.task = 1;
+	err = open_one(f, &a, tid, cpu, -1);
+	if (err)
+		return err;
+	leader = f->fds[f->nfds - 1];
+	for (i = 0; i < f->ntp; i++) {
+		attr_base(f, &a);
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = (uint64_t)f->tp_id[i];
+		a.sample_period = 1;
+		a.sample_type |= PERF_SAMPLE_RAW;
+		if (f->tp_stack[i]) {
+			a.sample_type |= PERF_SAMPLE_REGS_USER |
+					 PERF_SAMPLE_STACK_USER;
+			a.sample_regs_user = REGS_MASK;
+			a.sample_stack_user = MAPTAP_CALL_STACK_BYTES;
+		}
+		err = open_one(f, &a, tid, cpu, leader);
+		if (err)
+			return err;
+		/* Write locks only (a filter the kernel refuses leaves
+		 * them all: on_sample() looks too). */
+		if (f->tp_id[i] == f->lock_id)
+			ioctl(f->fds[f->nfds - 1], PERF_EVENT_IOC_SET_FILTER,
+			      "write == 1 && success == 1");
+	}
+	return 0;
+}
+
 /* Open every event on thread TID, on every CPU: per CPU one group, the
  * dummy event leading the tracepoints.  The kernel schedules a task's
  * events in and out at each of its context switches; a group is one
@@ -456,49 +518,37 @@ static int open_one(struct mt_perf *f, struct perf_event_attr *a, pid_t tid,
  * gone, or another -errno. */
 static int open_thread(struct mt_perf *f, pid_t tid)
 {
-	struct perf_event_attr a;
-	int cpu, err, leader, opened = 0;
-	size_t i;
+	int cpu, err, tries, opened = 0;
 
 	for (cpu = 0; cpu < f->ncpu; cpu++) {
 		if (!f->cpu_ok[cpu])
 			continue;
-		attr_base(f, &a);
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = PERF_COUNT_SW_DUMMY;
-		a.mmap = a.mmap2 = a.mmap_data = 1;
-		a.comm = a.comm_exec = 1;
-		a.task = 1;
-		err = open_one(f, &a, tid, cpu, -1);
-		if (err == -ENODEV && !opened) {
+		/* A group member may be refused (ENODEV, EINVAL) while the
+		 * thread lives on, when the kernel has just moved its
+		 * context (a thread that forks: the children's contexts
+		 * are clones of its own); the group is opened again. */
+		for (tries = 0; tries < 8; tries++) {
+			size_t from = f->nfds;
+			bool owner = f->ring_fd[cpu] < 0;
+
+			err = open_group(f, tid, cpu);
+			if (!err)
+				break;
+			if (thread_ending(tid))
+				return -ESRCH;
+			if (owner && f->ring_fd[cpu] >= 0)
+				break;	/* the ring is mapped: keep it */
+			drop_fds(f, from);
+			if (err != -ENODEV && err != -EINVAL)
+				break;
+		}
+		if (err == -ENODEV && !opened && f->ring_fd[cpu] < 0) {
 			f->cpu_ok[cpu] = 0;	/* offline */
 			continue;
 		}
 		if (err)
 			return err;
 		opened++;
-		leader = f->fds[f->nfds - 1];
-		for (i = 0; i < f->ntp; i++) {
-			attr_base(f, &a);
-			a.type = PERF_TYPE_TRACEPOINT;
-			a.config = (uint64_t)f->tp_id[i];
-			a.sample_period = 1;
-			a.sample_type |= PERF_SAMPLE_RAW;
-			if (f->tp_stack[i]) {
-				a.sample_type |= PERF_SAMPLE_REGS_USER |
-						 PERF_SAMPLE_STACK_USER;
-				a.sample_regs_user = REGS_MASK;
-				a.sample_stack_user = MAPTAP_CALL_STACK_BYTES;
-			}
-			err = open_one(f, &a, tid, cpu, leader);
-			if (err)
-				return err;
-			/* Write locks only (a filter the kernel refuses
-			 * leaves them all: on_sample() looks too). */
-			if (f->tp_id[i] == f->lock_id)
-				ioctl(f->fds[f->nfds - 1], PERF_EVENT_IOC_SET_FILTER,
-				      "write == 1 && success == 1");
-		}
 	}
 	return opened ? 0 : -ENODEV;
 }

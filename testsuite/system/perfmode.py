@@ -152,8 +152,8 @@ def perf_fds(pid):
     return n
 
 
-def start_busy():
-    p = subprocess.Popen([busy], stdin=subprocess.PIPE,
+def start_busy(*args):
+    p = subprocess.Popen([busy] + list(args), stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, text=True)
     f = p.stdout.readline().split()
     return p, int(f[1])
@@ -295,4 +295,33 @@ t.eq(bad[:5], [], "100 attach/detach rounds: each attached, logged, lost "
 out, _ = tp.communicate("go\n", timeout=60)
 t.eq((out, tp.returncode), REF, "100 attach/detach rounds: the target ends "
      "with the output and status of an untraced run")
+
+# -- 4b. attaching while threads and children come and go -------------
+# perf_event_open(2) refused a group member now and then (ENODEV, EINVAL)
+# on a live thread that forks (its context just moved), and the attach
+# failed: "cannot open perf events on process N" in about 1 of 8.
+tp, pid = start_busy("churn")
+bad = []
+for i in range(30):
+    r, fds, mpid = attach_detach(pid)
+    what = []
+    if r.status != 0:
+        what.append("exit %s: %s" % (r.status, r.stderr.strip()[-200:]))
+    if not (fds and fds > 0):
+        what.append("no perf events held (%s)" % fds)
+    if len(r.find("attach", pid=pid)) != 1 or not r.find("detach", pid=pid):
+        what.append("attach/detach events missing")
+    if perf_fds(mpid) is not None:
+        what.append("maptap still there")
+    if t.tracer_pid(pid) != 0:
+        what.append("target ptraced")
+    if what:
+        bad.append((i, what))
+t.eq(bad[:3], [], "30 attach/detach rounds on a target whose threads and "
+     "children come and go: each attached and let go")
+out, _ = tp.communicate("go\n", timeout=60)
+t.eq((out, tp.returncode), (REF[0].replace("map errors",
+                                            "churn errors 0\nmap errors", 1),
+                            REF[1]),
+     "churning target: ends with the output and status of an untraced run")
 t.done()

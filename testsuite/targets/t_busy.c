@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_busy.c -- a busy multi-threaded target for attach, detach and stop.
  *
- * Usage: t_busy
+ * Usage: t_busy [churn]
  * Prints "ready PID".  Two workers loop until told to stop: one maps,
  * fills, checks, protects and unmaps memory, the other computes without
- * system calls.  The main thread waits in read(2) on stdin (a call in
+ * system calls.  With "churn" a third one forks children that exit at
+ * once and starts threads that end at once (threads come and go while
+ * maptap opens its events on each).  The main thread waits in read(2) on stdin (a call in
  * progress when maptap attaches and detaches) for one line, then stops
  * the workers and prints what they found: the output does not depend on
  * how long they ran, so a traced run must print exactly what an untraced
@@ -16,13 +18,14 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "t_common.h"
 
 #define PG 4096UL
 
 static atomic_int stop;
-static long map_errors, compute_errors;
+static long map_errors, compute_errors, churn_errors;
 
 static void *mapper(void *arg)
 {
@@ -68,15 +71,42 @@ static void *computer(void *arg)
 	return NULL;
 }
 
-int main(void)
+static void *nothing(void *arg)
 {
-	pthread_t a, b;
+	return arg;
+}
+
+static void *churner(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		pthread_t t;
+		int st;
+		pid_t c = fork();
+
+		if (c == 0)
+			_exit(0);
+		if (c < 0 || waitpid(c, &st, 0) != c || st != 0)
+			churn_errors++;
+		if (pthread_create(&t, NULL, nothing, NULL) ||
+		    pthread_join(t, NULL))
+			churn_errors++;
+		usleep(1000);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t a, b, c;
+	int churn = argc > 1 && !strcmp(argv[1], "churn");
 	char line[64];
 	ssize_t n;
 
 	t_init();
 	if (pthread_create(&a, NULL, mapper, NULL) ||
-	    pthread_create(&b, NULL, computer, NULL))
+	    pthread_create(&b, NULL, computer, NULL) ||
+	    (churn && pthread_create(&c, NULL, churner, NULL)))
 		t_die("pthread_create");
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
@@ -88,6 +118,10 @@ int main(void)
 	atomic_store(&stop, 1);
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
+	if (churn) {
+		pthread_join(c, NULL);
+		printf("churn errors %ld\n", churn_errors);
+	}
 	printf("map errors %ld\ncompute errors %ld\n", map_errors,
 	       compute_errors);
 	return 3;
