@@ -1850,6 +1850,7 @@ static void on_exec(struct maptap_session *s, struct mt_proc *p,
 	/* A non-leader thread that exec'd has the leader's tid now, and
 	 * every other thread is gone (execve(2)). */
 	forget_proc_threads(s, p, p->pid);
+	p->perf_leader_gone = false;	/* the exec'ing thread leads now */
 	if (!mt_thread_find(s, p->pid))
 		mt_thread_add(s, p->pid, p);
 	else
@@ -1943,13 +1944,24 @@ static void on_exit_rec(struct maptap_session *s, const uint8_t *r,
 	t = mt_thread_find(s, (pid_t)tid);
 	if (t && t->proc == p)
 		mt_thread_del(s, t);
-	if (p->nthreads > 0) {
-		proc_event(&ev, MAPTAP_EV_EXIT, p->pid, (pid_t)tid, time);
-		ev.status = 0;
-		mt_emit(s, &ev);
+	/* The leader's exit is the process's, as ptrace reports it (its
+	 * zombie waits for the other threads, exit(3) of
+	 * kernel/exit.c): held until the last thread's.  One that an exec
+	 * from another thread ended (de_thread()) is no exit at all
+	 * (on_exec()). */
+	if ((pid_t)tid == p->pid && p->nthreads > 0) {
+		p->perf_leader_gone = true;
 		return;
 	}
-	proc_gone(s, p, (pid_t)tid, time);
+	if (p->nthreads > 0 || p->perf_leader_gone) {
+		/* In an exit_group, each thread's status is the group's. */
+		proc_event(&ev, MAPTAP_EV_EXIT, p->pid, (pid_t)tid, time);
+		ev.status = p->perf_status < 0 ? 0 : p->perf_status;
+		mt_emit(s, &ev);
+		if (p->nthreads > 0)
+			return;
+	}
+	proc_gone(s, p, p->perf_leader_gone ? p->pid : (pid_t)tid, time);
 }
 
 static void on_record(struct maptap_session *s,

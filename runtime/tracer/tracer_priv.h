@@ -68,6 +68,9 @@ struct mt_proc {
 					 * mapping ([stack]): malloc'd */
 		size_t nheld;
 	} perf_exec_wait;
+	bool perf_leader_gone;		/* perf: the leader's EXIT record
+					 * came while other threads live:
+					 * its exit is the process's */
 	int perf_status;		/* perf: wait status from its
 					 * exit_group, -1 unknown */
 	bool notif;			/* may have a seccomp filter with a

@@ -268,6 +268,31 @@ for what, cmd in (("short-lived processes",
     t.ok(all(x[3] for x in got["perf"] if x[0] == "exec"),
          what + ": every exec names its image")
 
+# -- 3e. whose exit: the leader's is the process's --------------------
+# A leader's EXIT record may come before its threads' (main returned
+# while a thread waited): it was logged as a thread's exit with status 0
+# and the last thread's as the process's; and an exec from another
+# thread (which ends the leader, de_thread()) logged an extra exit.
+texit = t.build("t_exit")
+texec = t.build("t_thread_exec")
+
+
+def exits(r):
+    pid = t.first_pid(r)
+    return [(e["event"], "leader" if e["tid"] == pid else "thread",
+             e.get("exit_code"), e.get("group_exit")) for e in r.events
+            if e["event"] in ("exit", "exec")]
+
+
+for what, cmd in (("main returns with a thread waiting",
+                   "%s thread 5" % texit),
+                  ("exec from a non-leader thread",
+                   "%s %s" % (texec, os.path.join(t.tmpdir(), "te.maps")))):
+    got = {ev: exits(t.maptap(["--events=" + ev, "-c", cmd]))
+           for ev in ("perf", "ptrace")}
+    t.eq(got["perf"], got["ptrace"], what + ": exit and exec events as in "
+         "ptrace mode")
+
 # -- 4. 100 attaches and detaches in a row ----------------------------
 tp, pid = start_busy()
 bad = []

@@ -1,16 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_exit.c -- end with a given exit code or signal.
  *
- * Usage: t_exit code N | t_exit raise SIG | t_exit segv
+ * Usage: t_exit code N | t_exit raise SIG | t_exit segv | t_exit thread N
+ * (thread: main returns N while another thread waits in pause())
  */
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "t_common.h"
 
+static void *idle(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
+	pthread_t t;
+
 	struct rlimit no_core = { 0, 0 };
 
 	if (argc < 2)
@@ -22,6 +33,11 @@ int main(int argc, char **argv)
 		signal(atoi(argv[2]), SIG_DFL);
 		raise(atoi(argv[2]));
 		return 3;
+	}
+	if (strcmp(argv[1], "thread") == 0 && argc > 2) {
+		if (pthread_create(&t, NULL, idle, NULL))
+			return 4;
+		return atoi(argv[2]);
 	}
 	if (strcmp(argv[1], "segv") == 0) {
 		volatile int *volatile p = NULL;
