@@ -111,6 +111,8 @@ static const struct {
 	{ "shmdt", true, true, TP_STACK },
 	{ "io_destroy", true, true, TP_STACK },
 	{ "exit_group", true, false, TP_NO_STACK },
+	/* a leader's own exit(2): the process's status if it is last */
+	{ "exit", true, false, TP_NO_STACK },
 	/* who exec'd: former_tid; the image's snapshot ends at exit */
 	{ "execve", true, true, TP_NO_STACK },
 	{ "execveat", true, true, TP_NO_STACK },
@@ -124,8 +126,9 @@ static const struct {
 	{ "io_setup", true, false, TP_STACK_ONLY },
 };
 #define TP_COUNT (sizeof(tp_list) / sizeof(tp_list[0]))
-/* the syscall tracepoints, mmap_lock_acquire_returned, task_newtask */
-#define TP_MAX (2 * TP_COUNT + 2)
+/* the syscall tracepoints, mmap_lock_acquire_returned, task_newtask,
+ * signal_deliver, signal_generate */
+#define TP_MAX (2 * TP_COUNT + 4)
 
 /* A thread's user registers and stack at the entry of its last call
  * (call_stacks), kept from one call to the next: one buffer a thread. */
@@ -175,6 +178,11 @@ struct mt_perf {
 	unsigned nt_pid_off;	/* its raw record's pid and clone_flags: */
 	unsigned nt_flags_off;	/* byte offsets from its format file */
 	unsigned nt_flags_size;	/* 4 or 8 */
+	int sig_id;		/* signal_deliver, or -1 */
+	unsigned sig_off;	/* its sig (int) and sa_handler (unsigned */
+	unsigned sig_handler_off;	/* long): byte offsets */
+	int gen_id;		/* signal_generate, or -1 */
+	unsigned gen_sig_off, gen_pid_off, gen_result_off;	/* ints */
 	size_t forks_pending;	/* threads with a perf_fork, at most */
 	bool launch;		/* events enabled at the command's exec */
 	struct pf_ranges touched;	/* ranges this batch applied */
@@ -303,7 +311,7 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 {
 	struct mt_perf *f = calloc(1, sizeof(*f));
 	long n = sysconf(_SC_NPROCESSORS_CONF);
-	unsigned pid_size = 0;
+	unsigned pid_size = 0, sig_size = 0;
 	size_t i;
 
 	if (!f || n <= 0)
@@ -368,6 +376,36 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 		f->ntp++;
 	} else {
 		f->newtask_id = -1;
+	}
+	/* A fatal signal's number: the status of a process it ends. */
+	f->sig_id = tp_id_of(tracefs, "signal/signal_deliver");
+	if (f->sig_id > 0 &&
+	    tp_field_of(tracefs, "signal/signal_deliver", "sig", &f->sig_off,
+			&pid_size) == 0 && pid_size == 4 &&
+	    tp_field_of(tracefs, "signal/signal_deliver", "sa_handler",
+			&f->sig_handler_off, &sig_size) == 0 &&
+	    sig_size == 8) {
+		f->tp_id[f->ntp] = f->sig_id;
+		f->tp_enter[f->ntp] = false;
+		f->ntp++;
+	} else {
+		f->sig_id = -1;
+	}
+	/* Which fatal signal a traced sender sent: the kernel hands it
+	 * to an untraced target as SIGKILL (complete_signal()). */
+	f->gen_id = tp_id_of(tracefs, "signal/signal_generate");
+	if (f->gen_id > 0 && f->sig_id > 0 &&
+	    tp_field_of(tracefs, "signal/signal_generate", "sig",
+			&f->gen_sig_off, &sig_size) == 0 && sig_size == 4 &&
+	    tp_field_of(tracefs, "signal/signal_generate", "pid",
+			&f->gen_pid_off, &sig_size) == 0 && sig_size == 4 &&
+	    tp_field_of(tracefs, "signal/signal_generate", "result",
+			&f->gen_result_off, &sig_size) == 0 && sig_size == 4) {
+		f->tp_id[f->ntp] = f->gen_id;
+		f->tp_enter[f->ntp] = false;
+		f->ntp++;
+	} else {
+		f->gen_id = -1;
 	}
 	return f;
 nomem:
@@ -1381,6 +1419,19 @@ static void fork_done(struct maptap_session *s, struct mt_thread *t,
  * linux/perf_event.h lays a sample out.  One buffer a thread, made at
  * its first sampled call; T keeps none when the sample has none (a
  * thread without a user context) or it is malformed. */
+/* Whether SIG's default action ends the process (signal(7): Term and
+ * Core, and every real-time signal). */
+static bool sig_kills(int sig)
+{
+	switch (sig) {
+	case SIGCHLD: case SIGCONT: case SIGSTOP: case SIGTSTP:
+	case SIGTTIN: case SIGTTOU: case SIGURG: case SIGWINCH:
+		return false;
+	default:
+		return sig > 0 && sig < 65;
+	}
+}
+
 static void take_stack(struct maptap_session *s, struct mt_thread *t,
 		       int nr, const uint8_t *r, size_t len, size_t off)
 {
@@ -1504,6 +1555,43 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 			t->perf_lock_ns = time;
 		return;
 	}
+	if (type == f->sig_id) {
+		/* get_signal() takes SIG for T; with its default action one
+		 * that terminates (signal(7)) ends the whole process with
+		 * it, unless an exit_group or another signal did first. */
+		int32_t sig;
+		uint64_t handler;
+
+		if (rsize < f->sig_off + 4 || rsize < f->sig_handler_off + 8)
+			return;
+		memcpy(&sig, raw + f->sig_off, 4);
+		memcpy(&handler, raw + f->sig_handler_off, 8);
+		if (sig == SIGKILL && p->perf_sig_sent > 0)
+			sig = p->perf_sig_sent;
+		else if (sig == p->perf_sig_sent)
+			p->perf_sig_sent = 0;	/* delivered as itself */
+		if (handler == (uint64_t)(uintptr_t)SIG_DFL &&
+		    sig_kills(sig) && p->perf_status < 0)
+			p->perf_status = sig;
+		return;
+	}
+	if (type == f->gen_id) {
+		/* T sent SIG to thread TO (result 0: delivered). */
+		int32_t sig, to, result;
+		struct mt_thread *d;
+
+		if (rsize < f->gen_sig_off + 4 || rsize < f->gen_pid_off + 4 ||
+		    rsize < f->gen_result_off + 4)
+			return;
+		memcpy(&sig, raw + f->gen_sig_off, 4);
+		memcpy(&to, raw + f->gen_pid_off, 4);
+		memcpy(&result, raw + f->gen_result_off, 4);
+		d = mt_thread_find(s, (pid_t)to);
+		if (!result && d && d != (struct mt_thread *)1 && d->proc &&
+		    sig != SIGKILL && sig_kills(sig))
+			d->proc->perf_sig_sent = sig;
+		return;
+	}
 	if (type == f->newtask_id) {
 		/* T made a task (copy_process(), before its FORK record):
 		 * whether it shares T's mm, for on_fork() */
@@ -1541,12 +1629,16 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 					    (flags & CLONE_VM));
 			return;
 		}
-		if (nr == SYS_exit_group) {
+		if (nr == SYS_exit_group || nr == SYS_exit) {
 			uint64_t code = 0;
 
 			if (n)
 				memcpy(&code, raw + 16, 8);
-			p->perf_status = (int)((code & 0xff) << 8);
+			if (nr == SYS_exit_group)
+				p->perf_status = (int)((code & 0xff) << 8);
+			else if (t->tid == p->pid)
+				p->perf_leader_status =
+					(int)((code & 0xff) << 8);
 			return;
 		}
 		t->perf_exec = false;	/* a failed execve is over */
@@ -1621,7 +1713,7 @@ static void new_process(struct maptap_session *s, uint32_t pid,
 			return;
 		}
 	}
-	p->perf_status = -1;
+	p->perf_status = p->perf_leader_status = -1;
 	/* Its image is the parent's at the fork: /proc/PID/exe, read this
 	 * late, may be what it exec'd since, or gone. */
 	free(p->exe);
@@ -1906,8 +1998,17 @@ static void proc_gone(struct maptap_session *s, struct mt_proc *p,
 		      pid_t tid, uint64_t time)
 {
 	struct maptap_event ev;
-	int status = p->perf_status;
+	int status = p->perf_status >= 0 ? p->perf_status :
+		     p->perf_leader_status;
+	long code;
+	char state;
 
+	/* A zombie still there says its status itself (proc(5), field
+	 * 52): a fatal signal another process sent reaches get_signal()
+	 * as SIGKILL (complete_signal(), kernel/signal.c). */
+	if (mt_proc_state(p->pid, &state) == 0 && state == 'Z' &&
+	    mt_proc_stat_field(p->pid, 52, &code) == 0)
+		status = (int)code;
 	exec_wait_end(s, p, NULL, 0);
 	forget_proc_threads(s, p, 0);
 	if (s->launched && p->pid == s->launched_pid && !s->launched_reaped) {
@@ -2540,7 +2641,7 @@ int mt_perf_attach(struct maptap_session *s, pid_t pid, bool *fallback)
 		mt_mm_put(mm);
 		return mt_error(s, -ENOMEM, "out of memory");
 	}
-	p->perf_status = -1;
+	p->perf_status = p->perf_leader_status = -1;
 	err = open_all(s, p);
 	if (err) {
 		forget_proc_threads(s, p, 0);

@@ -72,7 +72,12 @@ struct mt_proc {
 					 * came while other threads live:
 					 * its exit is the process's */
 	int perf_status;		/* perf: wait status from its
-					 * exit_group, -1 unknown */
+					 * exit_group or fatal signal, -1
+					 * unknown */
+	int perf_leader_status;		/* perf: from the leader's exit(2),
+					 * -1 none */
+	int perf_sig_sent;		/* perf: a fatal signal a traced
+					 * process sent it, 0 none */
 	bool notif;			/* may have a seccomp filter with a
 					 * listener (SECCOMP_RET_USER_NOTIF): stop
 					 * at every entry and exit, trust only

@@ -272,22 +272,28 @@ for what, cmd in (("short-lived processes",
 # A leader's EXIT record may come before its threads' (main returned
 # while a thread waited): it was logged as a thread's exit with status 0
 # and the last thread's as the process's; and an exec from another
-# thread (which ends the leader, de_thread()) logged an extra exit.
+# thread (which ends the leader, de_thread()) logged an extra exit.  A
+# process that ended without exit_group was logged with status 0.
 texit = t.build("t_exit")
 texec = t.build("t_thread_exec")
 
 
 def exits(r):
     pid = t.first_pid(r)
-    return [(e["event"], "leader" if e["tid"] == pid else "thread",
-             e.get("exit_code"), e.get("group_exit")) for e in r.events
-            if e["event"] in ("exit", "exec")]
+    return [(e["event"], e["pid"] == pid,
+             "leader" if e["tid"] == e["pid"] else "thread",
+             e.get("exit_code"), e.get("signal"), e.get("group_exit"))
+            for e in r.events if e["event"] in ("exit", "exec")]
 
 
 for what, cmd in (("main returns with a thread waiting",
                    "%s thread 5" % texit),
                   ("exec from a non-leader thread",
-                   "%s %s" % (texec, os.path.join(t.tmpdir(), "te.maps")))):
+                   "%s %s" % (texec, os.path.join(t.tmpdir(), "te.maps"))),
+                  # no exit_group: the status of exit(2), of a signal
+                  ("children that end by exit(2) or a signal",
+                   "sh -c '%s sysexit 6; %s segv; sleep 5 & kill -TERM "
+                   "$!; wait; true'" % (texit, texit))):
     got = {ev: exits(t.maptap(["--events=" + ev, "-c", cmd]))
            for ev in ("perf", "ptrace")}
     t.eq(got["perf"], got["ptrace"], what + ": exit and exec events as in "

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_exit.c -- end with a given exit code or signal.
  *
- * Usage: t_exit code N | t_exit raise SIG | t_exit segv | t_exit thread N
- * (thread: main returns N while another thread waits in pause())
+ * Usage: t_exit code N | t_exit raise SIG | t_exit segv | t_exit thread N |
+ *        t_exit sysexit N
+ * (thread: main returns N while another thread waits in pause();
+ * sysexit: exit(2), not exit_group)
  */
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "t_common.h"
 
@@ -39,6 +43,8 @@ int main(int argc, char **argv)
 			return 4;
 		return atoi(argv[2]);
 	}
+	if (strcmp(argv[1], "sysexit") == 0 && argc > 2)
+		syscall(SYS_exit, atoi(argv[2]));
 	if (strcmp(argv[1], "segv") == 0) {
 		volatile int *volatile p = NULL;
 
