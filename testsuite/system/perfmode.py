@@ -207,6 +207,17 @@ p = subprocess.run([t.MAPTAP, "-v", "-o", os.devnull, "-c", "true"],
                    stderr=subprocess.PIPE, text=True, timeout=60)
 t.ok(p.returncode == 0 and "perf events" not in p.stderr and
      " 0 stops " not in p.stderr, "-c without --events: ptrace (stops)")
+# A script that needs a stop at the calls keeps auto on ptrace, and -v
+# says why, once (it said "ptrace (asked for)" after it).
+tp, pid = start_busy()
+p = subprocess.run([t.MAPTAP, "-v", "-o", os.devnull, "-x", str(pid), "-e",
+                    "probe syscall.munmap {} probe timer.ms(200) { exit() }"],
+                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE, text=True, timeout=60)
+t.eq([l for l in p.stderr.splitlines() if l.startswith("maptap: events:")],
+     ["maptap: events: ptrace: syscall probes need the target stopped at "
+      "its calls"], "-x auto with a syscall probe: ptrace, said once, why")
+tp.communicate("go\n", timeout=60)
 
 # -- 3c. the run ends with its command --------------------------------
 # Closing the last perf event of a tracepoint waits for RCU grace periods

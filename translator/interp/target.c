@@ -710,7 +710,12 @@ static int fail(struct run *r, const char *what, const char *why)
 /* -v: which event source the session took, and why. */
 static void say_events(struct run *r)
 {
-	if (r->I->s->opts->verbose)
+	if (!r->I->s->opts->verbose)
+		return;
+	if (r->events_need)	/* auto, kept on ptrace by the script */
+		fprintf(r->I->s->err, "maptap: events: ptrace: %s need the "
+			"target stopped at its calls\n", r->events_need);
+	else
 		fprintf(r->I->s->err, "maptap: events: %s\n",
 			maptap_session_events(r->pub.sess, NULL));
 }
@@ -738,9 +743,7 @@ static int choose_events(struct run *r, struct maptap_session_opts *so)
 		return -1;
 	}
 	so->events = MAPTAP_EVENTS_PTRACE;
-	if (o->verbose)
-		fprintf(r->I->s->err, "maptap: events: ptrace: %s need the target stopped at its calls\n",
-			need);
+	r->events_need = need;	/* said by say_events() */
 	return 0;
 }
 

@@ -50,6 +50,8 @@ struct run {
 	uint64_t batch_ns;
 	struct maptap_report *rep;	/* --report; NULL without */
 	struct tr_profile *prof;	/* --profile; NULL without */
+	const char *events_need;	/* what kept auto on ptrace (-v), or
+					 * NULL */
 	bool traced;			/* the launch or attach was made */
 	char **argv;			/* -c, split */
 	char *cmd_copy;			/* the words of ARGV */
