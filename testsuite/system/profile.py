@@ -281,9 +281,14 @@ def check_jit():
         return
     rows, head = table(run)
     n, mod = rows.get("jit_spin", (0, ""))
-    if not t.ok(head and n >= 0.2 * head[0] and m and mod == m.group(1),
-                "jit: jit_spin is named from %s in >= 20 %% of the samples"
-                % (m.group(1) if m else "the perf map")):
+    # Of the user samples: interrupts that other work brings are charged
+    # to the spinning target as kernel time (check_exec(); 582 of 718
+    # samples "[kernel]" in one CI run, jit_spin 80 of the 136 others).
+    user = (head[0] - rows.get("[kernel]", (0, ""))[0]) if head else 0
+    if not t.ok(head and n >= 0.2 * user and n > 0 and m and
+                mod == m.group(1),
+                "jit: jit_spin is named from %s in >= 20 %% of the user "
+                "samples" % (m.group(1) if m else "the perf map")):
         t.diag(run.stdout)
 
 
