@@ -306,6 +306,14 @@ static void free_perf(struct mt_perf *f)
 	free(f);
 }
 
+/* One more tracepoint ID, not a syscall's, in every thread's group. */
+static void add_tp(struct mt_perf *f, int id)
+{
+	f->tp_id[f->ntp] = id;
+	f->tp_enter[f->ntp] = false;
+	f->ntp++;
+}
+
 static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 			       size_t wsize)
 {
@@ -356,13 +364,10 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 	/* When a munmap took the mm's lock, to order it against the MMAP2
 	 * records of other threads (unmap_exit()). */
 	f->lock_id = tp_id_of(tracefs, "mmap_lock/mmap_lock_acquire_returned");
-	if (f->lock_id > 0) {
-		f->tp_id[f->ntp] = f->lock_id;
-		f->tp_enter[f->ntp] = false;
-		f->ntp++;
-	} else {
+	if (f->lock_id > 0)
+		add_tp(f, f->lock_id);
+	else
 		f->lock_id = -1;
-	}
 	/* Who shares the mm, whatever the call (on_fork()). */
 	f->newtask_id = tp_id_of(tracefs, "task/task_newtask");
 	if (f->newtask_id > 0 &&
@@ -370,27 +375,21 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 			&f->nt_pid_off, &pid_size) == 0 && pid_size == 4 &&
 	    tp_field_of(tracefs, "task/task_newtask", "clone_flags",
 			&f->nt_flags_off, &f->nt_flags_size) == 0 &&
-	    (f->nt_flags_size == 4 || f->nt_flags_size == 8)) {
-		f->tp_id[f->ntp] = f->newtask_id;
-		f->tp_enter[f->ntp] = false;
-		f->ntp++;
-	} else {
+	    (f->nt_flags_size == 4 || f->nt_flags_size == 8))
+		add_tp(f, f->newtask_id);
+	else
 		f->newtask_id = -1;
-	}
 	/* A fatal signal's number: the status of a process it ends. */
 	f->sig_id = tp_id_of(tracefs, "signal/signal_deliver");
 	if (f->sig_id > 0 &&
 	    tp_field_of(tracefs, "signal/signal_deliver", "sig", &f->sig_off,
-			&pid_size) == 0 && pid_size == 4 &&
+			&sig_size) == 0 && sig_size == 4 &&
 	    tp_field_of(tracefs, "signal/signal_deliver", "sa_handler",
 			&f->sig_handler_off, &sig_size) == 0 &&
-	    sig_size == 8) {
-		f->tp_id[f->ntp] = f->sig_id;
-		f->tp_enter[f->ntp] = false;
-		f->ntp++;
-	} else {
+	    sig_size == 8)
+		add_tp(f, f->sig_id);
+	else
 		f->sig_id = -1;
-	}
 	/* Which fatal signal a traced sender sent: the kernel hands it
 	 * to an untraced target as SIGKILL (complete_signal()). */
 	f->gen_id = tp_id_of(tracefs, "signal/signal_generate");
@@ -400,13 +399,10 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 	    tp_field_of(tracefs, "signal/signal_generate", "pid",
 			&f->gen_pid_off, &sig_size) == 0 && sig_size == 4 &&
 	    tp_field_of(tracefs, "signal/signal_generate", "result",
-			&f->gen_result_off, &sig_size) == 0 && sig_size == 4) {
-		f->tp_id[f->ntp] = f->gen_id;
-		f->tp_enter[f->ntp] = false;
-		f->ntp++;
-	} else {
+			&f->gen_result_off, &sig_size) == 0 && sig_size == 4)
+		add_tp(f, f->gen_id);
+	else
 		f->gen_id = -1;
-	}
 	return f;
 nomem:
 	snprintf(why, wsize, "out of memory");
@@ -1412,13 +1408,6 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 static void fork_done(struct maptap_session *s, struct mt_thread *t,
 		      int shared);
 
-/* Keep the user registers and stack of the entry sample R (LEN bytes,
- * the header's excluded) of call NR as T's, from byte OFF: after RAW
- * come { u64 abi; u64 regs[weight(REGS_MASK)] } and { u64 size; char
- * data[size]; u64 dyn_size } (no dyn_size when size is 0), as
- * linux/perf_event.h lays a sample out.  One buffer a thread, made at
- * its first sampled call; T keeps none when the sample has none (a
- * thread without a user context) or it is malformed. */
 /* Whether SIG's default action ends the process (signal(7): Term and
  * Core, and every real-time signal). */
 static bool sig_kills(int sig)
@@ -1432,6 +1421,13 @@ static bool sig_kills(int sig)
 	}
 }
 
+/* Keep the user registers and stack of the entry sample R (LEN bytes,
+ * the header's excluded) of call NR as T's, from byte OFF: after RAW
+ * come { u64 abi; u64 regs[weight(REGS_MASK)] } and { u64 size; char
+ * data[size]; u64 dyn_size } (no dyn_size when size is 0), as
+ * linux/perf_event.h lays a sample out.  One buffer a thread, made at
+ * its first sampled call; T keeps none when the sample has none (a
+ * thread without a user context) or it is malformed. */
 static void take_stack(struct maptap_session *s, struct mt_thread *t,
 		       int nr, const uint8_t *r, size_t len, size_t off)
 {
@@ -1587,7 +1583,7 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 		memcpy(&to, raw + f->gen_pid_off, 4);
 		memcpy(&result, raw + f->gen_result_off, 4);
 		d = mt_thread_find(s, (pid_t)to);
-		if (!result && d && d != (struct mt_thread *)1 && d->proc &&
+		if (!result && d && d->proc &&
 		    sig != SIGKILL && sig_kills(sig))
 			d->proc->perf_sig_sent = sig;
 		return;

@@ -314,27 +314,35 @@ for what, cmd in (("main returns with a thread waiting",
          "ptrace mode")
 
 # -- 4. 100 attaches and detaches in a row ----------------------------
+def attach_rounds(pid, n, exact):
+    """N attach/detach rounds on PID: the rounds that went wrong, each
+    with what.  EXACT: nothing lost and --verify clean too."""
+    bad = []
+    for i in range(n):
+        r, fds, mpid = attach_detach(pid)
+        what = []
+        if r.status != 0:
+            what.append("exit %s: %s" % (r.status, r.stderr.strip()[-200:]))
+        if not (fds and fds > 0):
+            what.append("no perf events held (%s)" % fds)
+        if (len(r.find("attach", pid=pid)) != 1 or
+                not r.find("detach", pid=pid)):
+            what.append("attach/detach events missing")
+        if exact and " 0 perf records lost" not in r.err:
+            what.append("records lost")
+        if exact and r.verify_diffs():
+            what.append("verify differences")
+        if perf_fds(mpid) is not None:
+            what.append("maptap still there")
+        if t.tracer_pid(pid) != 0:
+            what.append("target ptraced")
+        if what:
+            bad.append((i, what))
+    return bad
+
+
 tp, pid = start_busy()
-bad = []
-for i in range(100):
-    r, fds, mpid = attach_detach(pid)
-    what = []
-    if r.status != 0:
-        what.append("exit %s" % r.status)
-    if not (fds and fds > 0):
-        what.append("no perf events held (%s)" % fds)
-    if len(r.find("attach", pid=pid)) != 1 or not r.find("detach", pid=pid):
-        what.append("attach/detach events missing")
-    if " 0 perf records lost" not in r.err:
-        what.append("records lost")
-    if r.verify_diffs():
-        what.append("verify differences")
-    if perf_fds(mpid) is not None:
-        what.append("maptap still there")
-    if t.tracer_pid(pid) != 0:
-        what.append("target ptraced")
-    if what:
-        bad.append((i, what))
+bad = attach_rounds(pid, 100, True)
 t.eq(bad[:5], [], "100 attach/detach rounds: each attached, logged, lost "
      "nothing and let go")
 out, _ = tp.communicate("go\n", timeout=60)
@@ -346,22 +354,9 @@ t.eq((out, tp.returncode), REF, "100 attach/detach rounds: the target ends "
 # on a live thread that forks (its context just moved), and the attach
 # failed: "cannot open perf events on process N" in about 1 of 8.
 tp, pid = start_busy("churn")
-bad = []
-for i in range(30):
-    r, fds, mpid = attach_detach(pid)
-    what = []
-    if r.status != 0:
-        what.append("exit %s: %s" % (r.status, r.stderr.strip()[-200:]))
-    if not (fds and fds > 0):
-        what.append("no perf events held (%s)" % fds)
-    if len(r.find("attach", pid=pid)) != 1 or not r.find("detach", pid=pid):
-        what.append("attach/detach events missing")
-    if perf_fds(mpid) is not None:
-        what.append("maptap still there")
-    if t.tracer_pid(pid) != 0:
-        what.append("target ptraced")
-    if what:
-        bad.append((i, what))
+# Only that each attached and let go: losses and --verify differences
+# around an attach to such a target are not checked here (open).
+bad = attach_rounds(pid, 30, False)
 t.eq(bad[:3], [], "30 attach/detach rounds on a target whose threads and "
      "children come and go: each attached and let go")
 out, _ = tp.communicate("go\n", timeout=60)

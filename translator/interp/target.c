@@ -760,7 +760,7 @@ static int launch(struct run *r)
 	err = maptap_session_launch(r->pub.sess, r->argv, &pid);
 	if (err)
 		return fail(r, maptap_session_errmsg(r->pub.sess), NULL);
-	if (r->I->s->opts->events == MAPTAP_EVENTS_PERF)
+	if (r->I->s->opts->events == MAPTAP_EVENTS_PERF || r->events_need)
 		say_events(r);
 	r->launched = true;
 	r->traced = true;
