@@ -9,6 +9,12 @@
  * child's status.  Exit status 0 when all of that happened as ptrace(2)
  * says, else the step that failed (42: the mmap failed with ENOSYS, 23:
  * not stopped after the detach).
+ *
+ * Under a tracer the process also shows t in every ptrace stop, so the
+ * child may seize it before its SIGSTOP is dequeued; the stop it then
+ * waits for can be that signal's delivery stop, and the child passes
+ * the signal on at the detach, as any tracer must (ptrace(2), "Signal-
+ * delivery-stop"), or the process would never stop (exit 23).
  */
 #include <errno.h>
 #include <signal.h>
@@ -57,7 +63,7 @@ static int wait_state(pid_t pid, char want, int any_stop)
 int main(void)
 {
 	pid_t parent = getpid(), pid;
-	int status;
+	int status, sig;
 
 	pid = fork();
 	if (pid == 0) {
@@ -68,7 +74,11 @@ int main(void)
 			_exit(20);
 		if (ptrace(PTRACE_INTERRUPT, parent, NULL, NULL) ||
 		    waitpid(parent, &status, __WALL) != parent ||
-		    ptrace(PTRACE_DETACH, parent, NULL, NULL))
+		    !WIFSTOPPED(status))
+			_exit(22);
+		/* A signal-delivery stop has no event in bits 16+. */
+		sig = status >> 16 ? 0 : WSTOPSIG(status);
+		if (ptrace(PTRACE_DETACH, parent, NULL, (void *)(long)sig))
 			_exit(22);
 		if (!wait_state(parent, 'T', 0))
 			_exit(23);
