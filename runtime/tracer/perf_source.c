@@ -119,6 +119,7 @@ static const struct {
 	/* a child that shares the mm; clone's flags: CLONE_VM; clone3's
 	 * flags are in memory: kcmp(2) */
 	{ "vfork", true, false, TP_NO_STACK },
+	{ "fork", true, false, TP_NO_STACK },
 	{ "clone", true, false, TP_NO_STACK },
 	{ "clone3", true, false, TP_NO_STACK },
 	{ "mmap", true, false, TP_STACK_ONLY },
@@ -161,6 +162,8 @@ struct mt_perf {
 	int ncpu;
 	int *cpu_ok;		/* per CPU: events can be opened there */
 	int *ring_fd;		/* per CPU: the fd owning the ring, or -1 */
+	int *lead;		/* per CPU: the group leader open_thread()
+				 * opened there, or -1 */
 	struct mt_perf_ring *ring;	/* per CPU */
 	int *fds;		/* every fd opened */
 	size_t nfds, capfds;
@@ -299,6 +302,7 @@ static void free_perf(struct mt_perf *f)
 	free(f->fds);
 	free(f->ring);
 	free(f->ring_fd);
+	free(f->lead);
 	free(f->cpu_ok);
 	free(f->touched.v);
 	free(f->suspects.v);
@@ -327,9 +331,10 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 	f->ncpu = (int)n;
 	f->cpu_ok = calloc((size_t)n, sizeof(int));
 	f->ring_fd = malloc((size_t)n * sizeof(int));
+	f->lead = malloc((size_t)n * sizeof(int));
 	f->ring = calloc((size_t)n, sizeof(*f->ring));
 	f->pf = calloc((size_t)n + 1, sizeof(*f->pf));
-	if (!f->cpu_ok || !f->ring_fd || !f->ring || !f->pf)
+	if (!f->cpu_ok || !f->ring_fd || !f->lead || !f->ring || !f->pf)
 		goto nomem;
 	for (i = 0; i < (size_t)n; i++) {
 		f->ring_fd[i] = -1;
@@ -514,6 +519,9 @@ static int open_group(struct mt_perf *f, pid_t tid, int cpu)
 	a.mmap = a.mmap2 = a.mmap_data = 1;
 	a.comm = a.comm_exec = 1;
 	a.task = 1;
+	/* At an attach, off until the thread's every group is open
+	 * (open_thread()). */
+	a.disabled = 1;
 	err = open_one(f, &a, tid, cpu, -1);
 	if (err)
 		return err;
@@ -548,13 +556,25 @@ static int open_group(struct mt_perf *f, pid_t tid, int cpu)
  * entry in the context's tree, scheduled as a whole, where 28 single
  * events were 28 (a server that blocks and wakes twice per request paid
  * 1.97x CPU with single events, 1.25x with one group: bench/README.md,
- * "Attaching without stops").  Returns 0, -ESRCH when the thread is
- * gone, or another -errno. */
+ * "Attaching without stops").
+ *
+ * A task made by TID gets the groups TID has when copy_process() is at
+ * perf_event_init_task() (kernel/fork.c, kernel/events/core.c), and
+ * its FORK record is written near the end of copy_process().  At an
+ * attach the groups are opened off and enabled once all are open
+ * (enabling one enables its inherited copies too:
+ * perf_event_for_each_child()): a clone whose entry record is read
+ * began after every group was open, and its task has them all; a
+ * clone begun before may have made a task with some or none of them,
+ * told by its creator's perf_clone_armed (on_fork()).  At a launch
+ * they are enabled at the exec (attr_base()).  Returns 0, -ESRCH when
+ * the thread is gone, or another -errno. */
 static int open_thread(struct mt_perf *f, pid_t tid)
 {
 	int cpu, err, tries, opened = 0;
 
 	for (cpu = 0; cpu < f->ncpu; cpu++) {
+		f->lead[cpu] = -1;
 		if (!f->cpu_ok[cpu])
 			continue;
 		/* A group member may be refused (ENODEV, EINVAL) while the
@@ -566,8 +586,10 @@ static int open_thread(struct mt_perf *f, pid_t tid)
 			bool owner = f->ring_fd[cpu] < 0;
 
 			err = open_group(f, tid, cpu);
-			if (!err)
+			if (!err) {
+				f->lead[cpu] = f->fds[from];
 				break;
+			}
 			if (thread_ending(tid))
 				return -ESRCH;
 			if (owner && f->ring_fd[cpu] >= 0)
@@ -584,7 +606,15 @@ static int open_thread(struct mt_perf *f, pid_t tid)
 			return err;
 		opened++;
 	}
-	return opened ? 0 : -ENODEV;
+	if (!opened)
+		return -ENODEV;
+	for (cpu = 0; cpu < f->ncpu; cpu++) {
+		if (f->lead[cpu] < 0 || f->launch)
+			continue;
+		if (ioctl(f->lead[cpu], PERF_EVENT_IOC_ENABLE, 0) != 0)
+			return thread_ending(tid) ? -ESRCH : -errno;
+	}
+	return 0;
 }
 
 /* Raise the soft limit of open files to the hard one: a set of events
@@ -1614,10 +1644,13 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 			t->perf_exec = true;
 			return;
 		}
-		if (nr == SYS_vfork || sc->cls == MAPTAP_SC_CLONE ||
+		if (nr == SYS_vfork || nr == SYS_fork ||
+		    sc->cls == MAPTAP_SC_CLONE ||
 		    sc->cls == MAPTAP_SC_CLONE3) {
 			uint64_t flags = 0;
 
+			/* Its task has every group of T (open_thread()). */
+			t->perf_clone_armed = false;
 			if (n)
 				memcpy(&flags, raw + 16, 8);
 			t->perf_clone_vm = nr == SYS_vfork ||
@@ -1772,12 +1805,26 @@ static void forks_flush(struct maptap_session *s, bool all)
 	f->forks_pending = left;
 }
 
+static int take_thread(struct maptap_session *s, struct mt_proc *p,
+		       pid_t tid);
+
+/* The clone event of thread TID that PTID of PARENT made at TIME. */
+static void thread_event(struct maptap_session *s, struct mt_proc *parent,
+			 uint32_t ptid, uint32_t tid, uint64_t time)
+{
+	struct maptap_event ev;
+
+	proc_event(&ev, MAPTAP_EV_CLONE, parent->pid, (pid_t)ptid, time);
+	ev.child = (pid_t)tid;
+	ev.thread = true;
+	mt_emit(s, &ev);
+}
+
 static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 		    uint64_t time)
 {
 	/* { u32 pid, ppid; u32 tid, ptid; u64 time; sample_id } */
 	uint32_t pid, ppid, tid, ptid;
-	struct maptap_event ev;
 	struct mt_proc *parent;
 	struct mt_thread *pt;
 
@@ -1790,15 +1837,27 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 	parent = mt_proc_find(s, (pid_t)ppid);
 	if (!parent)
 		return;
+	pt = mt_thread_find(s, (pid_t)ptid);
+	if (pt && pt->perf_clone_armed) {
+		/* A clone begun before PT's events were all on: its task
+		 * may have some of them, or none (open_thread()).  A
+		 * thread gets its own, and the mm is read whole, as at
+		 * the attach; a process is not followed, as under ptrace
+		 * (a fork in progress at PTRACE_SEIZE makes an untraced
+		 * child: kernel_clone() decides before copy_process()). */
+		if (pid == ppid && !mt_thread_find(s, (pid_t)tid) &&
+		    take_thread(s, parent, (pid_t)tid) > 0) {
+			thread_event(s, parent, ptid, tid, time);
+			parent->perf_since = mt_now_ns();
+			resync_full(s, parent);
+		}
+		return;
+	}
 	if (pid == ppid) {	/* a new thread */
 		if (mt_thread_find(s, (pid_t)tid))
 			return;
-		if (!mt_thread_add(s, (pid_t)tid, parent))
-			return;
-		proc_event(&ev, MAPTAP_EV_CLONE, parent->pid, (pid_t)ptid, time);
-		ev.child = (pid_t)tid;
-		ev.thread = true;
-		mt_emit(s, &ev);
+		if (mt_thread_add(s, (pid_t)tid, parent))
+			thread_event(s, parent, ptid, tid, time);
 		return;
 	}
 	if (mt_proc_find(s, (pid_t)pid))
@@ -1807,7 +1866,6 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 	 * say whether the child shares the mm, just after this record
 	 * (copy_process()), and the child runs only after both: wait for
 	 * it (on_sample()). */
-	pt = mt_thread_find(s, (pid_t)ptid);
 	if (s->perf->newtask_id > 0 && pt) {
 		if (pt->perf_fork.pid)
 			fork_done(s, pt, -1);
@@ -2591,12 +2649,17 @@ static int take_thread(struct maptap_session *s, struct mt_proc *p,
 		       pid_t tid)
 {
 	int err = open_thread(s->perf, tid);
+	struct mt_thread *t;
 
 	if (err == -ESRCH)
 		return 0;
 	if (err)
 		return err;
-	return mt_thread_add(s, tid, p) ? 1 : -ENOMEM;
+	t = mt_thread_add(s, tid, p);
+	if (!t)
+		return -ENOMEM;
+	t->perf_clone_armed = true;
+	return 1;
 }
 
 /* Open the events on every thread of P, rescanning until no new one

@@ -146,6 +146,11 @@ struct mt_thread {
 					 * (call) entered */
 	bool perf_clone_vm;		/* perf: its last vfork/clone shares
 					 * the mm */
+	bool perf_clone_armed;		/* perf: its events were opened at
+					 * an attach and no clone entry of
+					 * it was read since: a FORK record
+					 * is of a clone begun before
+					 * (on_fork()) */
 	struct {			/* perf: the FORK record of a process
 					 * it made, until its task_newtask
 					 * says if it shares the mm */

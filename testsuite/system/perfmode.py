@@ -30,6 +30,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
@@ -159,15 +160,16 @@ def start_busy(*args):
     return p, int(f[1])
 
 
-def attach_detach(pid):
-    """maptap -x PID until it says it is tracing, then SIGINT: the Run,
-    and the perf fds it held while tracing."""
+def attach_detach(pid, hold=0):
+    """maptap -x PID until it says it is tracing (and HOLD seconds more),
+    then SIGINT: the Run, and the perf fds it held while tracing."""
     full, jsonfile = t.maptap_argv(["--events=perf", "-v", "-x", str(pid)])
     mp = subprocess.Popen(full, stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)
     line = t.wait_attached_perf(mp)
     fds = perf_fds(mp.pid)
+    time.sleep(hold)
     mp.send_signal(signal.SIGINT)
     r = t.finish(mp, full, jsonfile, timeout=60)
     r.err = line + "\n" + r.stderr
@@ -224,7 +226,6 @@ tp.communicate("go\n", timeout=60)
 # (about 28 ms each here, one after the other, some 30 tracepoints):
 # maptap --events=perf -c ended 0.8 s after its command, ptrace mode in
 # 0.03 s.  Interleaved rounds, medians: perf mode may not take 0.4 s more.
-import time
 
 
 def wall(argv):
@@ -314,12 +315,13 @@ for what, cmd in (("main returns with a thread waiting",
          "ptrace mode")
 
 # -- 4. 100 attaches and detaches in a row ----------------------------
-def attach_rounds(pid, n, exact):
-    """N attach/detach rounds on PID: the rounds that went wrong, each
-    with what.  EXACT: nothing lost and --verify clean too."""
+def attach_rounds(pid, n, exact, hold=0):
+    """N attach/detach rounds on PID (each HOLD seconds long at least):
+    the rounds that went wrong, each with what.  EXACT: nothing lost and
+    --verify clean too."""
     bad = []
     for i in range(n):
-        r, fds, mpid = attach_detach(pid)
+        r, fds, mpid = attach_detach(pid, hold)
         what = []
         if r.status != 0:
             what.append("exit %s: %s" % (r.status, r.stderr.strip()[-200:]))
@@ -332,6 +334,8 @@ def attach_rounds(pid, n, exact):
             what.append("records lost")
         if exact and r.verify_diffs():
             what.append("verify differences")
+        if exact and "without an exit record" in r.err:
+            what.append("a process gone without its exit record")
         if perf_fds(mpid) is not None:
             what.append("maptap still there")
         if t.tracer_pid(pid) != 0:
@@ -353,12 +357,16 @@ t.eq((out, tp.returncode), REF, "100 attach/detach rounds: the target ends "
 # perf_event_open(2) refused a group member now and then (ENODEV, EINVAL)
 # on a live thread that forks (its context just moved), and the attach
 # failed: "cannot open perf events on process N" in about 1 of 8.
+# And a fork in progress while the events were opened made a child with
+# some of them or none, yet its FORK record came: it was followed, and
+# "gone without an exit record (records lost)" said in 3 of 10 (its
+# changes were missing too); now such a child is not followed, as under
+# ptrace, and a thread made so gets its own events.  Each round lasts
+# long enough for such a child's exit to be looked for (reap_silent()).
 tp, pid = start_busy("churn")
-# Only that each attached and let go: losses and --verify differences
-# around an attach to such a target are not checked here (open).
-bad = attach_rounds(pid, 30, False)
+bad = attach_rounds(pid, 30, True, hold=0.2)
 t.eq(bad[:3], [], "30 attach/detach rounds on a target whose threads and "
-     "children come and go: each attached and let go")
+     "children come and go: each attached, lost nothing and let go")
 out, _ = tp.communicate("go\n", timeout=60)
 t.eq((out, tp.returncode), (REF[0].replace("map errors",
                                             "churn errors 0\nmap errors", 1),
