@@ -2474,6 +2474,7 @@ static void after_batch(struct maptap_session *s, uint64_t now)
 {
 	struct mt_perf *f = s->perf;
 	struct mt_proc *p;
+	size_t i;
 
 	if (f->lost) {
 		/* As at an attach: the records older than the read that are
@@ -2481,6 +2482,14 @@ static void after_batch(struct maptap_session *s, uint64_t now)
 		 * again: an unmap and a map again of what it read). */
 		f->lost = false;
 		f->touched.n = f->suspects.n = 0;
+		/* A clone's entry record may be among the lost: its child
+		 * is followed (on_fork()), the loss said already. */
+		for (i = 0; i < s->threads.cap; i++) {
+			struct mt_thread *t = s->threads.slot[i];
+
+			if (t && t != (struct mt_thread *)1)
+				t->perf_clone_armed = false;
+		}
 		for (p = s->procs; p; p = p->next) {
 			/* Its image's record may be among the lost: the
 			 * image /proc names now is the best left. */
