@@ -167,7 +167,7 @@ def attach_detach(pid, hold=0):
     mp = subprocess.Popen(full, stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)
-    line = t.wait_attached_perf(mp)
+    line = t.wait_attached(mp)
     fds = perf_fds(mp.pid)
     time.sleep(hold)
     mp.send_signal(signal.SIGINT)
@@ -197,7 +197,7 @@ tp, pid = start_busy()
 full = [t.MAPTAP, "-v", "-x", str(pid)]
 mp = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                       stderr=subprocess.PIPE, text=True)
-line = t.wait_attached_perf(mp)
+line = t.wait_attached(mp)
 mp.send_signal(signal.SIGINT)
 r = t.finish(mp, full, None, timeout=60)
 t.eq((line, r.status), ("maptap: events: perf events (the kernel and "

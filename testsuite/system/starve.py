@@ -55,7 +55,7 @@ def attach(cpu, name):
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True, preexec_fn=pinned_to(cpu))
     if t.EVENTS == "perf":
-        t.wait_attached_perf(mp)
+        t.wait_attached(mp)
     else:
         t.wait_until(lambda: t.tracer_pid(pid) == mp.pid, what="the attach")
     try:
