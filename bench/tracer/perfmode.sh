@@ -30,25 +30,27 @@ TOOLS=${TOOLS:-"untraced ptrace perf strace perfrec"}
 CASES=${CASES:-"getppid mmap http"}
 # perfset (opt-in: TOOLS="untraced perf perfrec perfset"): perf record of
 # the tracepoints maptap's perf source opens, as one group, without
-# maptap: what the kernel's side of that set costs on its own.
+# maptap: what the kernel's side of that set costs on its own.  perfsetd:
+# the same with -d (mmap_data: MMAP2 records of data mappings too, as
+# maptap asks for, and a sample address in each sample).
 PERFSET=
 for c in munmap mprotect pkey_mprotect mremap brk madvise prctl shmdt \
 	io_destroy execve execveat; do
 	PERFSET="$PERFSET,syscalls:sys_enter_$c,syscalls:sys_exit_$c"
 done
-for c in exit_group vfork clone clone3; do
+for c in exit_group exit vfork fork clone clone3; do
 	PERFSET="$PERFSET,syscalls:sys_enter_$c"
 done
-PERFSET="{dummy$PERFSET,mmap_lock:mmap_lock_acquire_returned,task:task_newtask}"
+PERFSET="{dummy$PERFSET,mmap_lock:mmap_lock_acquire_returned,task:task_newtask,signal:signal_deliver,signal:signal_generate}"
 
 # Work per run: the slow tools do less (the figure is per call).
 n_for() {	# n_for CASE TOOL
 	case $1:$2 in
-	getppid:untraced|getppid:perf|getppid:perfrec|getppid:perfset) echo 2000000 ;;
+	getppid:untraced|getppid:perf|getppid:perfrec|getppid:perfset|getppid:perfsetd) echo 2000000 ;;
 	getppid:*) echo 20000 ;;
-	mmap:untraced|mmap:perf|mmap:perfrec|mmap:perfset) echo 100000 ;;
+	mmap:untraced|mmap:perf|mmap:perfrec|mmap:perfset|mmap:perfsetd) echo 100000 ;;
 	mmap:*) echo 5000 ;;
-	http:untraced|http:perf|http:perfrec|http:perfset) echo 20000 ;;
+	http:untraced|http:perf|http:perfrec|http:perfset|http:perfsetd) echo 20000 ;;
 	http:*) echo 2000 ;;
 	esac
 }
@@ -82,12 +84,15 @@ attach() {
 	perfset) perf record -q -e "$PERFSET" -p "$pid" \
 			-o "$tmp/perf.data" 2>"$tmp/err" &
 		tpid=$! ;;
+	perfsetd) perf record -q -d -e "$PERFSET" -p "$pid" \
+			-o "$tmp/perf.data" 2>"$tmp/err" &
+		tpid=$! ;;
 	esac
 	for i in $(seq 2000); do
 		case $tool in
 		ptrace|strace) [ "$(tracer_of "$pid")" = "$tpid" ] && return 0 ;;
 		perf) grep -q '^maptap: events:' "$tmp/err" && return 0 ;;
-		perfrec|perfset)	# attached once its event count stops growing
+		perfrec|perfset|perfsetd)	# attached once its event count stops growing
 			cur=$(perf_fds "$tpid")
 			[ "$cur" -gt 0 ] && [ "$cur" = "$prev" ] && return 0
 			prev=$cur ;;
