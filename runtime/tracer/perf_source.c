@@ -592,8 +592,13 @@ static int open_thread(struct mt_perf *f, pid_t tid)
 			}
 			if (thread_ending(tid))
 				return -ESRCH;
-			if (owner && f->ring_fd[cpu] >= 0)
-				break;	/* the ring is mapped: keep it */
+			if (owner && f->ring_fd[cpu] >= 0) {
+				/* The ring its leader mapped has no record
+				 * yet (the leader is off until enabled):
+				 * it goes with the group. */
+				mt_perf_ring_unmap(&f->ring[cpu]);
+				f->ring_fd[cpu] = -1;
+			}
 			drop_fds(f, from);
 			if (err != -ENODEV && err != -EINVAL)
 				break;
