@@ -613,8 +613,10 @@ static int open_thread(struct mt_perf *f, pid_t tid)
 	}
 	if (!opened)
 		return -ENODEV;
+	if (f->launch)
+		return 0;	/* enabled at the exec */
 	for (cpu = 0; cpu < f->ncpu; cpu++) {
-		if (f->lead[cpu] < 0 || f->launch)
+		if (f->lead[cpu] < 0)
 			continue;
 		if (ioctl(f->lead[cpu], PERF_EVENT_IOC_ENABLE, 0) != 0)
 			return thread_ending(tid) ? -ESRCH : -errno;
