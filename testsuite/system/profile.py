@@ -256,10 +256,17 @@ def check_exec():
 
 def check_threads():
     """Three threads, one function each: every thread the session
-    reports at its clone is sampled."""
+    reports at its clone is sampled.  The threads meet after each of
+    their 40 short rounds (p_spin.c): run unsynchronised, f60 spun alone
+    for the last half of the run, and a host that slowed the guest in
+    one half and not the other moved the samples' shares off the
+    threads' CPU times (44.2 % for f60 where it took 49.8 %, once in
+    CI; our reading: a cpu-clock hrtimer that fires late, the vCPU
+    descheduled by the host, gives one sample for the periods it
+    missed, while the thread's CPU clock counts them all)."""
     b = bins()
-    run = profile(["-v", "-c", "%s threads %d %d" % (b["exe"], b["n"],
-                                                     ROUNDS)])
+    run = profile(["-v", "-c", "%s threads %d %d" % (b["exe"], b["n"] // 4,
+                                                     4 * ROUNDS)])
     check_table("threads", run, b["exe"])
     t.ok(re.search(r"samples read, 0 lost .* 3 perf events \(0 could not",
                    run.stderr),
@@ -323,8 +330,8 @@ def check_attach_threads():
     sampled from the attach (every tid in /proc/PID/task)."""
     b = bins()
     err = open(os.path.join(t.tmpdir(), "attach-threads.err"), "w+")
-    tp = subprocess.Popen([b["exe"], "threads-wait", str(b["n"]),
-                           str(ROUNDS)], stdin=subprocess.PIPE,
+    tp = subprocess.Popen([b["exe"], "threads-wait", str(b["n"] // 4),
+                           str(4 * ROUNDS)], stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, stderr=err, text=True)
     pid = int(tp.stdout.readline().split()[1])
     full = [t.MAPTAP, "--events=" + t.EVENTS, "-v", "--profile", "-o", "-",

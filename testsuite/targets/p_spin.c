@@ -13,7 +13,13 @@
  *                          times each while the main thread runs f10(N)
  *                          ROUNDS times: the CPU time each function
  *                          takes is the same as in `run`, whatever the
- *                          scheduling; with "threads-wait" the two
+ *                          scheduling; the three meet at a barrier after
+ *                          each round, so that a change of CPU speed
+ *                          during the run (a busy host) touches each in
+ *                          proportion, as `run`'s interleaving does,
+ *                          not the f60 thread alone, which would
+ *                          otherwise spin on by itself once the others
+ *                          are done; with "threads-wait" the two
  *                          threads are made first, then the program
  *                          prints "ready PID" and waits for a line on
  *                          stdin before any of them spins (for -x)
@@ -132,10 +138,12 @@ static void *job_run(void *arg)
 	long r;
 
 	pthread_barrier_wait(&start);
-	t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-	for (r = 0; r < j->r; r++)
+	for (r = 0; r < j->r; r++) {
+		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 		j->fn(j->n);
-	fn_cpu[j->idx] = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+		fn_cpu[j->idx] += now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+		pthread_barrier_wait(&start);
+	}
 	return NULL;
 }
 
