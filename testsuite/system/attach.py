@@ -177,10 +177,10 @@ t.eq((out, tp.returncode), REF,
 tp, pid = start_target(busy)
 os.kill(pid, signal.SIGSTOP)
 os.waitpid(pid, os.WUNTRACED)
-mp, full, jsonfile = start_maptap(["-x", str(pid)])
-t.wait_until(lambda: (lambda s: bool(s) and all(
-    t.tracer_pid_tid(pid, x) == mp.pid for x in s))(t.task_states(pid)),
-    what="every thread seized")
+mp, full, jsonfile = start_maptap(["-v", "-x", str(pid)])
+# -v's "maptap: events:" line: the attach is complete (every thread
+# seized and stopped, the first model read), not merely seized
+t.ok(t.wait_attached(mp), "attach while stopped: the attach completes")
 os.kill(pid, signal.SIGCONT)
 w = os.waitpid(pid, os.WCONTINUED)[1]
 t.ok(os.WIFCONTINUED(w), "attach while stopped: SIGCONT resumes it")

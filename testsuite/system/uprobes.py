@@ -204,12 +204,10 @@ full, _ = t.maptap_argv(["-e", """
 global n
 probe %s.function("u_square") { if (++n == 20000) exit() }
 probe end { printf("hits %%d\\n", n) }
-""" % P, "-x", str(pid)], json_out=False, verify=False)
+""" % P, "-v", "-x", str(pid)], json_out=False, verify=False)
 mp = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                       stderr=subprocess.PIPE, text=True)
-t.wait_until(lambda: (lambda s: bool(s) and all(
-    t.tracer_pid_tid(pid, x) == mp.pid for x in s))(t.task_states(pid)),
-    what="every thread seized")
+t.wait_attached(mp)  # -v: attached, the first model read
 tp.stdin.write("go\n")
 tp.stdin.flush()
 mr = t.finish(mp, full, None, timeout=600)
@@ -231,12 +229,10 @@ pid = int(tp.stdout.readline().split()[1])
 full, _ = t.maptap_argv(["-e", """
 global n
 probe %s.function("u_square") { if (++n == 20000) exit() }
-""" % P, "-x", str(pid)], json_out=False, verify=False)
+""" % P, "-v", "-x", str(pid)], json_out=False, verify=False)
 mp = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                       stderr=subprocess.PIPE, text=True)
-t.wait_until(lambda: (lambda s: bool(s) and all(
-    t.tracer_pid_tid(pid, x) == mp.pid for x in s))(t.task_states(pid)),
-    what="every thread seized")
+t.wait_attached(mp)  # -v: attached, the first model read
 tp.stdin.write("go\n")
 tp.stdin.flush()
 mr = t.finish(mp, full, None, timeout=600)
