@@ -228,6 +228,11 @@ struct maptap_session_stats {
 	uint64_t confirm_resyncs;	/* ranges where the model, after the
 					 * records, still differed from the
 					 * kernel: read again */
+	uint64_t dup_records;	/* copies of a record dropped: a thread
+				 * that carries two sets of maptap's
+				 * events (inherited and its own, from an
+				 * attach) has each record written twice
+				 * (docs/tracer.md) */
 };
 
 /* Create a session with OPTS (copied).  Returns 0 and *OUT, or -ENOMEM. */

@@ -196,6 +196,7 @@ struct mt_perf {
 	bool lost;		/* a PERF_RECORD_LOST in this batch */
 	uint64_t next_verify_ns;
 	struct pollfd *pf;
+	struct mt_perf_srcs srcs;	/* the event sets opened, by first id */
 };
 
 /* ---- availability ---- */
@@ -307,6 +308,7 @@ static void free_perf(struct mt_perf *f)
 	free(f->touched.v);
 	free(f->suspects.v);
 	free(f->pf);
+	mt_perf_srcs_free(&f->srcs);
 	free(f);
 }
 
@@ -2126,13 +2128,52 @@ static void on_exit_rec(struct maptap_session *s, const uint8_t *r,
 	proc_gone(s, p, p->perf_leader_gone ? p->pid : (pid_t)tid, time);
 }
 
+/* Whether record H, read from the ring of CPU, is a copy to drop: a
+ * thread with two sets of maptap's events has each record written
+ * twice (perf_dedup.c). */
+static bool duplicate(struct maptap_session *s,
+		      const struct perf_event_header *h, int cpu)
+{
+	struct mt_perf *f = s->perf;
+	struct pf_sample_id sid;
+	struct mt_thread *t;
+	int src;
+
+	if (h->type == PERF_RECORD_SAMPLE) {
+		/* { header; u64 id; u32 pid, tid; ... } */
+		if (h->size < sizeof(*h) + 16)
+			return false;
+		memcpy(&sid.id, (const uint8_t *)(h + 1), 8);
+		memcpy(&sid.tid, (const uint8_t *)(h + 1) + 12, 4);
+	} else if (h->type == PERF_RECORD_MMAP2 ||
+		   h->type == PERF_RECORD_COMM ||
+		   h->type == PERF_RECORD_FORK ||
+		   h->type == PERF_RECORD_EXIT) {
+		if (!trailer(h, &sid))
+			return false;
+	} else {
+		return false;
+	}
+	src = mt_perf_srcs_find(&f->srcs, sid.id);
+	t = mt_thread_find(s, (pid_t)sid.tid);
+	if (t && !mt_perf_dup_keep(&t->perf_dup, f->ncpu, cpu, src))
+		return true;
+	/* The EXIT record's second copy finds the thread gone. */
+	return h->type == PERF_RECORD_EXIT &&
+	       mt_perf_exit_again(&f->srcs, (pid_t)sid.tid, cpu, src);
+}
+
 static void on_record(struct maptap_session *s,
-		      const struct perf_event_header *h)
+		      const struct perf_event_header *h, int cpu)
 {
 	const uint8_t *r = (const uint8_t *)(h + 1);
 	size_t len = h->size - sizeof(*h);
 	uint64_t time = record_time(h);
 
+	if (duplicate(s, h, cpu)) {
+		s->stats.dup_records++;
+		return;
+	}
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		on_sample(s, r, len);
@@ -2400,7 +2441,8 @@ static void verify_all(struct maptap_session *s, uint64_t now)
  * were applied before it, so the models may be wrong, as after a lost
  * record: each is read whole after the round, and it is said. */
 static void apply_record(struct maptap_session *s,
-			 const struct perf_event_header *h, uint64_t t)
+			 const struct perf_event_header *h, uint64_t t,
+			 int cpu)
 {
 	struct mt_perf *f = s->perf;
 
@@ -2410,7 +2452,7 @@ static void apply_record(struct maptap_session *s,
 				(unsigned long long)(f->prev_applied_ns - t) / 1000);
 		f->lost = true;
 	}
-	on_record(s, h);
+	on_record(s, h, cpu);
 }
 
 /* Read every ring, records merged by time.  ALL false: only records
@@ -2463,7 +2505,7 @@ static size_t drain(struct maptap_session *s, bool all)
 			break;
 		/* Peek again: another ring's peek may have reused its own
 		 * copy buffer only, so BEST is still valid. */
-		apply_record(s, best, bt);
+		apply_record(s, best, bt, bc);
 		mt_perf_ring_next(&f->ring[bc]);
 		n++;
 	}
@@ -2664,13 +2706,22 @@ int mt_perf_run(struct maptap_session *s, uint64_t deadline)
 static int take_thread(struct maptap_session *s, struct mt_proc *p,
 		       pid_t tid)
 {
-	int err = open_thread(s->perf, tid);
+	struct mt_perf *f = s->perf;
+	size_t from = f->nfds;
+	int err = open_thread(f, tid);
 	struct mt_thread *t;
+	uint64_t id;
 
 	if (err == -ESRCH)
 		return 0;
 	if (err)
 		return err;
+	/* Its events are a source (perf_dedup.c): the first fd left has
+	 * the lowest id (perf_event_open(2), PERF_EVENT_IOC_ID). */
+	if (f->nfds > from &&
+	    ioctl(f->fds[from], PERF_EVENT_IOC_ID, &id) == 0 &&
+	    mt_perf_srcs_add(&f->srcs, id) < 0)
+		return -ENOMEM;
 	t = mt_thread_add(s, tid, p);
 	if (!t)
 		return -ENOMEM;
@@ -2814,7 +2865,7 @@ int mt_perf_test_tp(const char *call, bool enter)
 void mt_perf_test_record(struct maptap_session *s,
 			 const struct perf_event_header *h)
 {
-	apply_record(s, h, record_time(h));
+	apply_record(s, h, record_time(h), 0);
 }
 
 void mt_perf_test_round(struct maptap_session *s, uint64_t applied,

@@ -94,6 +94,29 @@ struct mt_held_rec {
 };
 
 /* One traced thread. */
+/* perf_dedup.c: which of maptap's event sets a record came through
+ * (a source: the events opened on one thread), and per thread which
+ * source's copies of its records count (docs/tracer.md, "A thread with
+ * two sets of events"). */
+#define MT_PERF_EXITED 256	/* tids of the last EXIT records kept */
+struct mt_perf_srcs {
+	uint64_t *id_lo;	/* per source, ascending: the first id the
+				 * kernel gave its events */
+	size_t n, cap;
+	struct mt_perf_exited {		/* a ring; tid 0: empty */
+		pid_t tid;
+		int cpu, src;	/* where its EXIT record was read, and
+				 * through which source */
+	} exited[MT_PERF_EXITED];
+	unsigned exited_pos;
+};
+struct mt_perf_dup {
+	uint32_t src0;		/* 1 + the only source seen so far; 0 none */
+	uint64_t src0_cpus;	/* the CPUs (below 64) it was seen on */
+	uint32_t *by_cpu;	/* once a second source is seen: per CPU,
+				 * 1 + the newest source seen there */
+};
+
 struct mt_thread {
 	pid_t tid;
 	struct mt_proc *proc;
@@ -157,6 +180,8 @@ struct mt_thread {
 		uint32_t pid, ppid, tid, ptid;	/* pid 0: none */
 		uint64_t time;
 	} perf_fork;
+	struct mt_perf_dup perf_dup;	/* perf: the source its records
+					 * count from (perf_dedup.c) */
 	struct mt_perf_stack *perf_stack;	/* perf with call_stacks: its
 						 * last call's user stack
 						 * (perf_source.c); NULL */
@@ -485,6 +510,25 @@ int mt_perf_call_stack(const struct maptap_session *s,
 		       struct user_regs_struct *regs, const void **stack,
 		       size_t *len);
 void mt_perf_stack_free(struct mt_perf_stack *k);
+/* perf_dedup.c.  mt_perf_srcs_add(): one more source, whose events'
+ * first id is ID_LO; its index, or -ENOMEM.  mt_perf_srcs_find(): the
+ * source of event id ID (the last whose first id is at most ID), or -1.
+ * mt_perf_exit_again(): whether an EXIT record of TID read on CPU
+ * through source SRC is a copy of one kept among the last
+ * MT_PERF_EXITED (kept on that CPU through a newer source); if not, it
+ * is remembered as kept.
+ * mt_perf_dup_keep(): whether a record of a thread (its state D) read
+ * from the ring of CPU (of NCPU) through source SRC counts: false for a
+ * copy from an older source than one seen on that CPU.  On a failed
+ * allocation it keeps the record (a copy too many, none lost).  Not
+ * thread-safe (the session's thread). */
+int mt_perf_srcs_add(struct mt_perf_srcs *ss, uint64_t id_lo);
+int mt_perf_srcs_find(const struct mt_perf_srcs *ss, uint64_t id);
+bool mt_perf_exit_again(struct mt_perf_srcs *ss, pid_t tid, int cpu,
+			int src);
+void mt_perf_srcs_free(struct mt_perf_srcs *ss);
+bool mt_perf_dup_keep(struct mt_perf_dup *d, int ncpu, int cpu, int src);
+void mt_perf_dup_free(struct mt_perf_dup *d);
 /* perf_source.c, for tests only (testsuite/unit/test_perf_settle.c):
  * mt_perf_test_new() gives S a perf source without events or rings
  * (-ENOMEM); mt_perf_test_tp() is the id its records of tracepoint
