@@ -1771,6 +1771,8 @@ static void new_process(struct maptap_session *s, uint32_t pid,
 				  &s->buf2);
 		maptap_vma_buf_finish(&s->buf2);
 		p->mm->brk = parent->mm->brk;
+		/* and its start_stack (mt_check_main_stack()) */
+		p->mm->stack_addr = parent->mm->stack_addr;
 		hint_of(&h, p, (pid_t)pid, NULL, time);
 		h.snapshot = true;
 		maptap_mm_update(p->mm->model, 0, MT_TOP, s->buf2.v, s->buf2.n,

@@ -177,12 +177,29 @@ static void check_stack(struct maptap_session *s, struct mt_thread *t)
 	stack_at(s, t->proc, t->proc->pid, t->sp);
 }
 
+/* Whether /proc/PID/exe names the image P's model holds. */
+static bool same_image(const struct mt_proc *p)
+{
+	char *exe = mt_proc_exe(p->pid);
+	bool same = exe && p->exe && strcmp(exe, p->exe) == 0;
+
+	free(exe);
+	return same;
+}
+
 void mt_check_main_stack(struct maptap_session *s, struct mt_proc *p,
 			 pid_t tid)
 {
 	long at = 0;
 
 	if (mt_ensure_reader(s, p))
+		return;
+	/* With perf events the model is the records read, behind the
+	 * kernel: a process may have exec'd since (a fork's child, at
+	 * once), and its start_stack be the next image's, whose [stack]
+	 * then came into this image's log.  Read only while the kernel
+	 * runs the model's image (the exec's records come first). */
+	if (!p->mm->stack_addr && s->perf && !same_image(p))
 		return;
 	/* mm->start_stack (field 28 of /proc/PID/stat, shown to a tracer)
 	 * lies in the main stack's VMA for the life of the image. */
