@@ -252,13 +252,16 @@ def attach_run(argv, timeout=120):
     return r, pid, status
 
 
-def wait_attached(mp):
+def wait_attached(mp, seen=None):
     """Read maptap MP's stderr (it runs with -v) up to the line that
     says which event source its attach took: printed once the attach is
     complete (perf: the events open on every thread; ptrace: every
     thread seized and stopped) and the first model is read.  Returns the
-    line, or "" when maptap ended first."""
+    line, or "" when maptap ended first.  SEEN (a list) gets every line
+    read, the error of a failed attach among them."""
     for line in mp.stderr:
+        if seen is not None:
+            seen.append(line)
         if line.startswith("maptap: events:"):
             return line.strip()
     return ""
