@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* procfs.c -- the few facts the tracer reads from /proc (proc(5)). */
+/* procfs.c -- the few facts the tracer reads from /proc (proc(5)), and
+ * which CPUs are online (sysfs). */
 #include "tracer_priv.h"
 
 #include <dirent.h>
@@ -176,4 +177,48 @@ int mt_same_mm(pid_t a, pid_t b)
 	if (r < 0)
 		return -errno;
 	return r == 0;
+}
+
+bool mt_cpu_list_has(const char *list, int cpu)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi;
+
+		if (end == p)
+			return false;
+		hi = lo;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+			if (end == p)
+				return false;
+		}
+		if (cpu >= lo && cpu <= hi)
+			return true;
+		p = end;
+		if (*p == ',')
+			p++;
+		else
+			break;
+	}
+	return false;
+}
+
+bool mt_cpu_online(int cpu)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	return mt_cpu_list_has(buf, cpu);
 }

@@ -411,6 +411,12 @@ bool mt_thread_unstoppable(pid_t tid);
 char *mt_proc_exe(pid_t pid);
 int mt_proc_tids(pid_t pid, pid_t **tids, size_t *n);
 int mt_same_mm(pid_t a, pid_t b);
+/* Whether CPU is in LIST, a CPU list as sysfs prints it ("0-3,8,10-11":
+ * Documentation/ABI/stable/sysfs-devices-system-cpu); false for a
+ * malformed list.  mt_cpu_online(): whether CPU is in
+ * /sys/devices/system/cpu/online now (true when that cannot be read). */
+bool mt_cpu_list_has(const char *list, int cpu);
+bool mt_cpu_online(int cpu);
 
 /* seccomp.c */
 /* The SECCOMP_RET_DATA of every SECCOMP_RET_TRACE maptap's filter
