@@ -541,7 +541,8 @@ void mt_perf_dup_free(struct mt_perf_dup *d);
  * sys_enter_CALL (ENTER) or sys_exit_CALL carry; mt_perf_test_record()
  * applies record H as if read from a ring; mt_perf_test_round() does
  * what follows a round whose records up to APPLIED (CLOCK_MONOTONIC ns)
- * were applied, at time NOW (confirmation, settling, --verify). */
+ * were applied, at time NOW (confirmation, settling, --verify, the
+ * processes gone without an exit record). */
 int mt_perf_test_new(struct maptap_session *s);
 int mt_perf_test_tp(const char *call, bool enter);
 void mt_perf_test_record(struct maptap_session *s,

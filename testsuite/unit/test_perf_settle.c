@@ -59,6 +59,9 @@ struct ctx {
 	struct rec v[64];
 	size_t n;
 	int lates;		/* diagnostics of a late record */
+	pid_t watch;		/* the process whose exits are counted */
+	int exits;		/* its group exit events */
+	int status;		/* the last one's */
 };
 
 /* Have the child run OP ('u' munmap, 'm' mmap MAP_FIXED rw-) on
@@ -106,6 +109,11 @@ static int on_event(const struct maptap_event *ev, void *arg)
 {
 	struct ctx *c = arg;
 
+	if (ev->kind == MAPTAP_EV_EXIT && ev->group_exit &&
+	    ev->pid == c->watch) {
+		c->exits++;
+		c->status = ev->status;
+	}
 	if ((ev->kind == MAPTAP_EV_UNMAP || ev->kind == MAPTAP_EV_MAP) &&
 	    c->n < sizeof(c->v) / sizeof(c->v[0]))
 		c->v[c->n++] = (struct rec){ ev->kind, ev->tid, ev->vma.start,
@@ -294,6 +302,44 @@ static void feed_fork(struct maptap_session *s, pid_t pid, pid_t ppid,
 	mt_perf_test_record(s, h);
 }
 
+/* Feed the PERF_RECORD_EXIT of process PID (child of PPID) at TIME. */
+static void feed_exit(struct maptap_session *s, pid_t pid, pid_t ppid,
+		      uint64_t time)
+{
+	/* header; u32 pid, ppid, tid, ptid; u64 time; sample_id { u32 pid,
+	 * tid; u64 time, id } */
+	uint8_t b[sizeof(struct perf_event_header) + 48] = { 0 };
+	struct perf_event_header *h = (struct perf_event_header *)b;
+	uint8_t *r = b + sizeof(*h);
+	uint32_t u32[4] = { (uint32_t)pid, (uint32_t)ppid, (uint32_t)pid,
+			    (uint32_t)ppid };
+
+	h->type = PERF_RECORD_EXIT;
+	h->size = sizeof(b);
+	memcpy(r, u32, 16);
+	memcpy(r + 16, &time, 8);
+	memcpy(r + 24, u32, 8);		/* written by the exiting task */
+	memcpy(r + 32, &time, 8);
+	mt_perf_test_record(s, h);
+}
+
+/* Whether PID is a zombie (proc(5): state Z). */
+static bool zombie(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	bool z = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		z = p[1] == ' ' && p[2] == 'Z';
+	fclose(f);
+	return z;
+}
+
 /* Whether /proc/PID/exe ends in SUFFIX within 5 s. */
 static bool exe_is(pid_t pid, const char *suffix)
 {
@@ -366,15 +412,17 @@ int main(void)
 {
 	struct maptap_session_opts o;
 	struct timespec ms120 = { 0, 120000000 };
+	struct timespec ms3 = { 0, 3000000 };
 	struct maptap_session_stats st;
 	struct maptap_session *s;
 	struct ctx c = { 0 };
 	struct mt_proc *p;
 	struct mt_mm *mm;
 	int to[2], from[2], status;
-	uint64_t v[6], t0, p0, resyncs, stack_lo;
+	uint64_t v[6], t0, t1, p0, resyncs, stack_lo;
 	char *area;
 	pid_t pid, tid_t, tid_u, kid;
+	int i;
 
 	/* [p0, p5): the 5 pages T mapped, the first read-only (its
 	 * mprotect); PROT_NONE pages around them. */
@@ -568,6 +616,40 @@ int main(void)
 		kill(kid, SIGKILL);
 		waitpid(kid, NULL, 0);
 	}
+
+	/* 7. A child that exited (a zombie now) whose exit records are
+	 * not read yet: the rounds so far took records up to before its
+	 * exit.  It is not said gone without an exit record (with status
+	 * 0) however long that lasts; its records then give its exit and
+	 * status (4 attaches in 25 to a forking target said them gone). */
+	kid = fork();
+	if (kid == 0)
+		_exit(7);
+	t0 = now_ns();
+	feed_fork(s, kid, pid, t0);
+	mt_perf_test_round(s, t0 + 100, now_ns());
+	while (!zombie(kid))
+		nanosleep(&ms3, NULL);
+	c.n = c.exits = 0;
+	c.status = -1;
+	c.watch = kid;
+	for (i = 0; i < 4; i++) {	/* 12 ms, its records not read */
+		nanosleep(&ms3, NULL);
+		mt_perf_test_round(s, t0 + 200, now_ns());
+	}
+	tap_int_eq(c.exits, 0, "a zombie whose exit records are to come is "
+		   "not said gone");
+	t1 = now_ns();
+	v[0] = 7;
+	feed_call(s, "exit_group", SYS_exit_group, true, kid, kid, t0 + 300,
+		  v, 1);
+	feed_exit(s, kid, pid, t0 + 400);
+	mt_perf_test_round(s, t1, now_ns());
+	tap_ok(c.exits == 1 && WIFEXITED(c.status) &&
+	       WEXITSTATUS(c.status) == 7,
+	       "its exit records give its exit, status 7 (%d exits, "
+	       "status %#x)", c.exits, (unsigned)c.status);
+	waitpid(kid, NULL, 0);
 
 	maptap_session_free(s);
 	close(c.cmd);
