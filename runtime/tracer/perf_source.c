@@ -2584,19 +2584,39 @@ static void after_batch(struct maptap_session *s, uint64_t now)
 }
 
 /* Processes whose exit record was lost: gone from /proc, or zombies. */
+/* Whether process PID has ended: gone from /proc, or a zombie with no
+ * thread left.  A zombie leader is not the process's end while other
+ * threads run on: it called SYS_exit before them, or an exec from
+ * another thread is ending it (de_thread()); /proc/PID/stat shows the
+ * leader's state, and Threads: (proc(5)) counts it with the others
+ * until the last is gone (release_task() of kernel/exit.c). */
+static bool proc_ended(pid_t pid, bool *exists)
+{
+	char state;
+	long n;
+
+	*exists = mt_proc_state(pid, &state) == 0;
+	if (!*exists)
+		return true;
+	if (state != 'Z' && state != 'X')
+		return false;
+	return mt_proc_status_long(pid, "Threads:", &n) != 0 || n <= 1;
+}
+
 static void reap_silent(struct maptap_session *s)
 {
 	struct mt_proc *p, *next;
 
 	for (p = s->procs; p; p = next) {
-		char state;
+		bool exists;
 
 		next = p->next;
-		if (mt_proc_state(p->pid, &state) == 0 && state != 'Z' &&
-		    state != 'X')
+		if (!proc_ended(p->pid, &exists)) {
+			p->perf_gone = 0;	/* it lives (again) */
 			continue;
+		}
 		if (s->launched && p->pid == s->launched_pid &&
-		    !s->launched_reaped && mt_proc_state(p->pid, &state) == 0)
+		    !s->launched_reaped && exists)
 			continue;	/* its exit record is on its way */
 		/* Its exit record, older than this look, is still to come
 		 * until every record older than it was read: a round's

@@ -35,6 +35,7 @@
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,6 +324,17 @@ static void feed_exit(struct maptap_session *s, pid_t pid, pid_t ppid,
 	mt_perf_test_record(s, h);
 }
 
+/* A thread that waits for its gate (a pipe) to close, then ends the
+ * process with status 5. */
+static void *wait_gate(void *arg)
+{
+	char b;
+
+	while (read(*(int *)arg, &b, 1) > 0)
+		;
+	_exit(5);
+}
+
 /* Whether PID is a zombie (proc(5): state Z). */
 static bool zombie(pid_t pid)
 {
@@ -422,7 +434,7 @@ int main(void)
 	uint64_t v[6], t0, t1, p0, resyncs, stack_lo;
 	char *area;
 	pid_t pid, tid_t, tid_u, kid;
-	int i;
+	int i, gate[2];
 
 	/* [p0, p5): the 5 pages T mapped, the first read-only (its
 	 * mprotect); PROT_NONE pages around them. */
@@ -650,6 +662,46 @@ int main(void)
 	       "its exit records give its exit, status 7 (%d exits, "
 	       "status %#x)", c.exits, (unsigned)c.status);
 	waitpid(kid, NULL, 0);
+
+	/* 8. A process whose leader called SYS_exit while a thread runs
+	 * on: /proc shows the leader a zombie, yet the process lives; it
+	 * was said gone without an exit record, with status 0, while its
+	 * thread went on (t6_mix-style targets: a child's leader exits
+	 * first, or an exec from a thread ends it).  Once the thread ends
+	 * and no record tells, it is said gone, once. */
+	if (pipe(gate))
+		return 1;
+	kid = fork();
+	if (kid == 0) {
+		pthread_t th;
+
+		close(gate[1]);
+		if (pthread_create(&th, NULL, wait_gate, &gate[0]))
+			_exit(2);
+		syscall(SYS_exit, 0);	/* the leader only */
+	}
+	close(gate[0]);
+	c.n = c.exits = 0;
+	c.watch = kid;
+	t0 = now_ns();
+	feed_fork(s, kid, pid, t0);
+	mt_perf_test_round(s, now_ns(), now_ns());
+	while (!zombie(kid))
+		nanosleep(&ms3, NULL);
+	for (i = 0; i < 4; i++) {	/* every record read, 12 ms */
+		nanosleep(&ms3, NULL);
+		mt_perf_test_round(s, now_ns(), now_ns());
+	}
+	tap_int_eq(c.exits, 0, "a zombie leader with a thread running on: "
+		   "the process is not said gone");
+	close(gate[1]);		/* the thread exits the process */
+	waitpid(kid, NULL, 0);
+	for (i = 0; i < 4; i++) {
+		nanosleep(&ms3, NULL);
+		mt_perf_test_round(s, now_ns(), now_ns());
+	}
+	tap_int_eq(c.exits, 1, "once it ends without a record: said gone, "
+		   "once");
 
 	maptap_session_free(s);
 	close(c.cmd);
