@@ -578,6 +578,8 @@ static int open_thread(struct mt_perf *f, pid_t tid)
 	int cpu, err, tries, opened = 0;
 
 	for (cpu = 0; cpu < f->ncpu; cpu++) {
+		bool offline = false;
+
 		f->lead[cpu] = -1;
 		if (!f->cpu_ok[cpu])
 			continue;
@@ -610,16 +612,14 @@ static int open_thread(struct mt_perf *f, pid_t tid)
 				f->ring_fd[cpu] = -1;
 			}
 			drop_fds(f, from);
-			if (err == -ENODEV && !mt_cpu_online(cpu))
-				break;
-			if (err != -ENODEV && err != -EINVAL)
+			/* ENODEV is an offline CPU too: only then is it
+			 * left out (taking a refused online one for
+			 * offline lost its records). */
+			offline = err == -ENODEV && !mt_cpu_online(cpu);
+			if (offline || (err != -ENODEV && err != -EINVAL))
 				break;
 		}
-		/* ENODEV is an offline CPU too: only then is it left out
-		 * (taking a refused online one for offline lost its
-		 * records). */
-		if (err == -ENODEV && f->ring_fd[cpu] < 0 &&
-		    !mt_cpu_online(cpu)) {
+		if (offline && f->ring_fd[cpu] < 0) {
 			f->cpu_ok[cpu] = 0;
 			continue;
 		}
@@ -2155,6 +2155,8 @@ static bool duplicate(struct maptap_session *s,
 	struct mt_thread *t;
 	int src;
 
+	if (f->srcs.n < 2)	/* one set of events: no copies */
+		return false;
 	if (h->type == PERF_RECORD_SAMPLE) {
 		/* { header; u64 id; u32 pid, tid; ... } */
 		if (h->size < sizeof(*h) + 16)
@@ -2583,7 +2585,6 @@ static void after_batch(struct maptap_session *s, uint64_t now)
 	verify_all(s, now);
 }
 
-/* Processes whose exit record was lost: gone from /proc, or zombies. */
 /* Whether process PID has ended: gone from /proc, or a zombie with no
  * thread left.  A zombie leader is not the process's end while other
  * threads run on: it called SYS_exit before them, or an exec from
@@ -2603,6 +2604,8 @@ static bool proc_ended(pid_t pid, bool *exists)
 	return mt_proc_status_long(pid, "Threads:", &n) != 0 || n <= 1;
 }
 
+/* Processes whose exit record was lost: ended (proc_ended()), their
+ * records all read. */
 static void reap_silent(struct maptap_session *s)
 {
 	struct mt_proc *p, *next;

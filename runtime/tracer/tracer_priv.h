@@ -93,7 +93,6 @@ struct mt_held_rec {
 	uint8_t *rec;
 };
 
-/* One traced thread. */
 /* perf_dedup.c: which of maptap's event sets a record came through
  * (a source: the events opened on one thread), and per thread which
  * source's copies of its records count (docs/tracer.md, "A thread with
@@ -117,6 +116,7 @@ struct mt_perf_dup {
 				 * 1 + the newest source seen there */
 };
 
+/* One traced thread. */
 struct mt_thread {
 	pid_t tid;
 	struct mt_proc *proc;
