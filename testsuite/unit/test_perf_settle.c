@@ -280,10 +280,11 @@ static void feed_comm_exec(struct maptap_session *s, pid_t pid,
 	mt_perf_test_record(s, h);
 }
 
-/* Feed the PERF_RECORD_FORK of process PID made by PPID's leader at
- * TIME. */
-static void feed_fork(struct maptap_session *s, pid_t pid, pid_t ppid,
-		      uint64_t time)
+/* Feed a PERF_RECORD_FORK or PERF_RECORD_EXIT (TYPE) of process PID,
+ * child of PPID, at TIME: written by the parent (FORK) or the task
+ * itself (EXIT). */
+static void feed_task(struct maptap_session *s, uint32_t type, pid_t pid,
+		      pid_t ppid, uint64_t time)
 {
 	/* header; u32 pid, ppid, tid, ptid; u64 time; sample_id { u32 pid,
 	 * tid; u64 time, id } */
@@ -292,34 +293,15 @@ static void feed_fork(struct maptap_session *s, pid_t pid, pid_t ppid,
 	uint8_t *r = b + sizeof(*h);
 	uint32_t u32[4] = { (uint32_t)pid, (uint32_t)ppid, (uint32_t)pid,
 			    (uint32_t)ppid };
+	uint32_t by = type == PERF_RECORD_FORK ? (uint32_t)ppid :
+						 (uint32_t)pid;
 
-	h->type = PERF_RECORD_FORK;
+	h->type = type;
 	h->size = sizeof(b);
 	memcpy(r, u32, 16);
 	memcpy(r + 16, &time, 8);
-	memcpy(r + 24, u32 + 1, 4);	/* written by the parent */
-	memcpy(r + 28, u32 + 1, 4);
-	memcpy(r + 32, &time, 8);
-	mt_perf_test_record(s, h);
-}
-
-/* Feed the PERF_RECORD_EXIT of process PID (child of PPID) at TIME. */
-static void feed_exit(struct maptap_session *s, pid_t pid, pid_t ppid,
-		      uint64_t time)
-{
-	/* header; u32 pid, ppid, tid, ptid; u64 time; sample_id { u32 pid,
-	 * tid; u64 time, id } */
-	uint8_t b[sizeof(struct perf_event_header) + 48] = { 0 };
-	struct perf_event_header *h = (struct perf_event_header *)b;
-	uint8_t *r = b + sizeof(*h);
-	uint32_t u32[4] = { (uint32_t)pid, (uint32_t)ppid, (uint32_t)pid,
-			    (uint32_t)ppid };
-
-	h->type = PERF_RECORD_EXIT;
-	h->size = sizeof(b);
-	memcpy(r, u32, 16);
-	memcpy(r + 16, &time, 8);
-	memcpy(r + 24, u32, 8);		/* written by the exiting task */
+	memcpy(r + 24, &by, 4);
+	memcpy(r + 28, &by, 4);
 	memcpy(r + 32, &time, 8);
 	mt_perf_test_record(s, h);
 }
@@ -619,7 +601,7 @@ int main(void)
 	stack_lo = stack_of(kid);
 	c.n = 0;
 	t0 = now_ns();
-	feed_fork(s, kid, pid, t0);
+	feed_task(s, PERF_RECORD_FORK, kid, pid, t0);
 	mt_perf_test_round(s, t0 + 100, now_ns());
 	tap_ok(stack_lo && map_at(&c, stack_lo) == 0,
 	       "fork of a child that exec'd since: not the next image's "
@@ -638,7 +620,7 @@ int main(void)
 	if (kid == 0)
 		_exit(7);
 	t0 = now_ns();
-	feed_fork(s, kid, pid, t0);
+	feed_task(s, PERF_RECORD_FORK, kid, pid, t0);
 	mt_perf_test_round(s, t0 + 100, now_ns());
 	while (!zombie(kid))
 		nanosleep(&ms3, NULL);
@@ -655,7 +637,7 @@ int main(void)
 	v[0] = 7;
 	feed_call(s, "exit_group", SYS_exit_group, true, kid, kid, t0 + 300,
 		  v, 1);
-	feed_exit(s, kid, pid, t0 + 400);
+	feed_task(s, PERF_RECORD_EXIT, kid, pid, t0 + 400);
 	mt_perf_test_round(s, t1, now_ns());
 	tap_ok(c.exits == 1 && WIFEXITED(c.status) &&
 	       WEXITSTATUS(c.status) == 7,
@@ -684,7 +666,7 @@ int main(void)
 	c.n = c.exits = 0;
 	c.watch = kid;
 	t0 = now_ns();
-	feed_fork(s, kid, pid, t0);
+	feed_task(s, PERF_RECORD_FORK, kid, pid, t0);
 	mt_perf_test_round(s, now_ns(), now_ns());
 	while (!zombie(kid))
 		nanosleep(&ms3, NULL);
