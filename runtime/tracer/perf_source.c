@@ -179,6 +179,8 @@ struct mt_perf {
 				 * last call's */
 	size_t ntp;
 	int lock_id;		/* mmap_lock_acquire_returned, or -1 */
+	uint64_t lock_from;	/* lock records are written for every lock
+				 * taken since (lock_on()), or 0 */
 	int newtask_id;		/* task_newtask, or -1 */
 	unsigned nt_pid_off;	/* its raw record's pid and clone_flags: */
 	unsigned nt_flags_off;	/* byte offsets from its format file */
@@ -542,6 +544,12 @@ static int open_group(struct mt_perf *f, pid_t tid, int cpu)
 			a.sample_regs_user = REGS_MASK;
 			a.sample_stack_user = MAPTAP_CALL_STACK_BYTES;
 		}
+		/* The lock's records are off until an mm has two threads
+		 * (lock_on()). */
+		if (f->tp_id[i] == f->lock_id && !f->lock_from) {
+			a.disabled = 1;
+			a.enable_on_exec = 0;
+		}
 		err = open_one(f, &a, tid, cpu, leader);
 		if (err)
 			return err;
@@ -638,6 +646,59 @@ static int open_thread(struct mt_perf *f, pid_t tid)
 			return thread_ending(tid) ? -ESRCH : -errno;
 	}
 	return 0;
+}
+
+/* The mmap_lock_acquire_returned records order a munmap or mprotect
+ * against the mappings other threads of its mm make while it is in the
+ * kernel (pending_unmaps()).  An mm with one thread has no such race,
+ * and the tracepoint fires at every taking of the lock, page faults'
+ * included: about 1.7 us per mmap+munmap pair, a tenth of the pair's
+ * own cost (bench/README.md, "Attaching without stops").  So the lock's
+ * events are opened off, and turned on, in every group opened and to
+ * come, once some mm has a second thread (perf_thread_add()).  Enabling
+ * an event enables its inherited copies too (perf_event_for_each_
+ * child()).  Records are then complete for every lock taken after
+ * f->lock_from; a call that entered before it is ordered without them
+ * (lock_orders()).  Once on, they stay on.  Every group is 1 + f->ntp
+ * fds in f->fds (open_group()). */
+static void lock_on(struct mt_perf *f)
+{
+	size_t i, pos = f->ntp, group = 1 + f->ntp;
+	bool ok = true;
+
+	if (f->lock_id <= 0 || f->lock_from)
+		return;
+	for (i = 0; i < f->ntp; i++)
+		if (f->tp_id[i] == f->lock_id)
+			pos = i;
+	if (pos == f->ntp)
+		return;
+	for (i = 1 + pos; i < f->nfds; i += group)
+		if (ioctl(f->fds[i], PERF_EVENT_IOC_ENABLE, 0) != 0)
+			ok = false;	/* tried again at the next thread */
+	if (ok)
+		f->lock_from = mt_now_ns();
+}
+
+/* Whether thread O's call in flight is ordered by the lock's records:
+ * it entered after they were complete (lock_on()). */
+static bool lock_orders(const struct mt_perf *f, const struct mt_thread *o)
+{
+	return f->lock_id > 0 && f->lock_from &&
+	       o->perf_enter_ns >= f->lock_from;
+}
+
+/* mt_thread_add() for the perf source: an mm with a second thread, or
+ * shared by a second process (clone(CLONE_VM)), needs the lock's
+ * records from now on (lock_on()). */
+static struct mt_thread *perf_thread_add(struct maptap_session *s, pid_t tid,
+					 struct mt_proc *p)
+{
+	struct mt_thread *t = mt_thread_add(s, tid, p);
+
+	if (t && (p->nthreads > 1 || p->mm->refs > 1))
+		lock_on(s->perf);
+	return t;
 }
 
 /* Raise the soft limit of open files to the hard one: a set of events
@@ -937,7 +998,7 @@ static struct mt_thread *thread_of(struct maptap_session *s,
 
 	if (t)
 		return t->proc == p ? t : NULL;
-	return mt_thread_add(s, tid, p);
+	return perf_thread_add(s, tid, p);
 }
 
 static int count_vma(const struct maptap_vma *v, void *arg)
@@ -973,7 +1034,7 @@ static void pending_unmaps(struct maptap_session *s, struct mt_proc *p,
 		 * mapping (which holds the same lock) has run, and is
 		 * applied first; one that has not will run after it, and
 		 * is applied at its exit. */
-		if (s->perf->lock_id > 0) {
+		if (lock_orders(s->perf, o)) {
 			bool prot = o->call->nr == SYS_mprotect ||
 				    o->call->nr == SYS_pkey_mprotect;
 
@@ -1034,7 +1095,7 @@ static void unmap_exit(struct maptap_session *s, struct mt_thread *t,
 	int i, n = t->n_after;
 
 	hint_of(&h, p, t->tid, sc, time);
-	if (s->perf->lock_id > 0) {
+	if (lock_orders(s->perf, t)) {
 		/* Ordered by the lock (pending_unmaps()): applied already
 		 * when a mapping came after it ran; else all of it now. */
 		if (!t->reported) {
@@ -1770,7 +1831,7 @@ static void new_process(struct maptap_session *s, uint32_t pid,
 	 * late, may be what it exec'd since, or gone. */
 	free(p->exe);
 	p->exe = parent->exe ? strdup(parent->exe) : NULL;
-	if (!mt_thread_add(s, (pid_t)tid, p))
+	if (!perf_thread_add(s, (pid_t)tid, p))
 		return;
 	proc_event(&ev, p->mm == parent->mm ? MAPTAP_EV_CLONE : MAPTAP_EV_FORK,
 		   parent->pid, (pid_t)ptid, time);
@@ -1881,7 +1942,7 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 	if (pid == ppid) {	/* a new thread */
 		if (mt_thread_find(s, (pid_t)tid))
 			return;
-		if (mt_thread_add(s, (pid_t)tid, parent))
+		if (perf_thread_add(s, (pid_t)tid, parent))
 			thread_event(s, parent, ptid, tid, time);
 		return;
 	}
@@ -2766,7 +2827,7 @@ static int take_thread(struct maptap_session *s, struct mt_proc *p,
 	    ioctl(f->fds[from], PERF_EVENT_IOC_ID, &id) == 0 &&
 	    mt_perf_srcs_add(&f->srcs, id) < 0)
 		return -ENOMEM;
-	t = mt_thread_add(s, tid, p);
+	t = perf_thread_add(s, tid, p);
 	if (!t)
 		return -ENOMEM;
 	t->perf_clone_armed = true;
