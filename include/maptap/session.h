@@ -233,6 +233,12 @@ struct maptap_session_stats {
 				 * events (inherited and its own, from an
 				 * attach) has each record written twice
 				 * (docs/tracer.md) */
+	uint64_t group_retries;	/* a thread's event group opened again at
+				 * an attach: a member was refused (EINVAL,
+				 * ENODEV) because the kernel had moved the
+				 * thread's perf context, its group leader
+				 * with it, to the thread it just made
+				 * (docs/tracer.md, "What is opened") */
 };
 
 /* Create a session with OPTS (copied).  Returns 0 and *OUT, or -ENOMEM. */

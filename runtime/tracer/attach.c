@@ -30,8 +30,7 @@ struct held {
 	int status;
 };
 
-/* Refuse what cannot be traced, with the reason (session.h). */
-static int check_target(struct maptap_session *s, pid_t pid)
+int mt_check_target(struct maptap_session *s, pid_t pid, bool ptrace)
 {
 	long tracer = 0, tgid = 0;
 	char state;
@@ -52,7 +51,9 @@ static int check_target(struct maptap_session *s, pid_t pid)
 		return mt_error(s, -EINVAL,
 				"process %d is a kernel thread: it has no user address space",
 				(int)pid);
-	if (mt_proc_status_long(pid, "TracerPid:", &tracer) == 0 && tracer)
+	/* perf events do not conflict with a tracer. */
+	if (ptrace &&
+	    mt_proc_status_long(pid, "TracerPid:", &tracer) == 0 && tracer)
 		return mt_error(s, -EBUSY,
 				"process %d is already traced by process %ld",
 				(int)pid, tracer);
@@ -233,7 +234,7 @@ int maptap_session_attach(struct maptap_session *s, pid_t pid)
 		}
 	}
 	if (!err)
-		err = check_target(s, pid);
+		err = mt_check_target(s, pid, true);
 	if (err)
 		return err;
 	mm = mt_mm_new();

@@ -178,6 +178,7 @@ struct mt_perf {
 				 * before one may not be its thread's
 				 * last call's */
 	size_t ntp;
+	uint64_t group_retries;	/* open_groups()'s, for the stats */
 	int lock_id;		/* mmap_lock_acquire_returned, or -1 */
 	uint64_t lock_from;	/* lock records are written for every lock
 				 * taken since (lock_on()), or 0 */
@@ -562,28 +563,44 @@ static int open_group(struct mt_perf *f, pid_t tid, int cpu)
 	return 0;
 }
 
-/* Open every event on thread TID, on every CPU: per CPU one group, the
- * dummy event leading the tracepoints.  The kernel schedules a task's
- * events in and out at each of its context switches; a group is one
- * entry in the context's tree, scheduled as a whole, where 28 single
- * events were 28 (a server that blocks and wakes twice per request paid
- * 1.97x CPU with single events, 1.25x with one group: bench/README.md,
- * "Attaching without stops").
- *
- * A task made by TID gets the groups TID has when copy_process() is at
- * perf_event_init_task() (kernel/fork.c, kernel/events/core.c), and
- * its FORK record is written near the end of copy_process().  At an
- * attach the groups are opened off and enabled once all are open
- * (enabling one enables its inherited copies too:
- * perf_event_for_each_child()): a clone whose entry record is read
- * began after every group was open, and its task has them all; a
- * clone begun before may have made a task with some or none of them,
- * told by its creator's perf_clone_armed (on_fork()).  At a launch
- * they are enabled at the exec (attr_base()).  Returns 0, -ESRCH when
- * the thread is gone, or another -errno. */
-static int open_thread(struct mt_perf *f, pid_t tid)
+/* While TID's groups are opened, an event that keeps TID's perf context
+ * where it is: a context switch between two tasks whose contexts are
+ * equivalent clones (a thread and one it just made, with our events
+ * inherited) swaps the contexts instead of scheduling their events
+ * (perf_event_context_sched_out()), so the group leader opened a moment
+ * ago may now be in the other task's context, and every member opened
+ * after it is refused (EINVAL) until the group is opened again: on a
+ * thread that makes threads without a pause, 30-60 tries, and the 64
+ * ran out in 1 attach in 10 to such a process.  A context holding an
+ * event with inherit and PERF_SAMPLE_READ is never swapped so
+ * (nr_no_switch_fast, since Linux 6.12; list_add_event() counts it in
+ * whatever state): a dummy event so made, off, is that pin.  It is
+ * closed once the groups are open, and the swaps, which save work at
+ * every switch between a process's threads, come back.  Returns its fd,
+ * or -1 where the kernel refuses it (older ones: the retries remain). */
+static int pin_context(pid_t tid)
 {
-	int cpu, err, tries, opened = 0;
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_READ | PERF_SAMPLE_TID;
+	a.inherit = 1;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+/* open_thread()'s groups, with PIN (an fd to close, or -1) held open
+ * meanwhile (pin_context()). */
+static int open_groups(struct mt_perf *f, pid_t tid, int pin)
+{
+	int cpu, err = 0, tries, opened = 0;
 
 	for (cpu = 0; cpu < f->ncpu; cpu++) {
 		bool offline = false;
@@ -610,8 +627,10 @@ static int open_thread(struct mt_perf *f, pid_t tid)
 				f->lead[cpu] = f->fds[from];
 				break;
 			}
-			if (thread_ending(tid))
-				return -ESRCH;
+			if (thread_ending(tid)) {
+				err = -ESRCH;
+				break;
+			}
 			if (owner && f->ring_fd[cpu] >= 0) {
 				/* The ring its leader mapped has no record
 				 * yet (the leader is off until enabled):
@@ -620,6 +639,7 @@ static int open_thread(struct mt_perf *f, pid_t tid)
 				f->ring_fd[cpu] = -1;
 			}
 			drop_fds(f, from);
+			f->group_retries++;
 			/* ENODEV is an offline CPU too: only then is it
 			 * left out (taking a refused online one for
 			 * offline lost its records). */
@@ -629,16 +649,26 @@ static int open_thread(struct mt_perf *f, pid_t tid)
 		}
 		if (offline && f->ring_fd[cpu] < 0) {
 			f->cpu_ok[cpu] = 0;
+			err = 0;
 			continue;
 		}
 		if (err)
-			return err;
+			break;
 		opened++;
 	}
-	if (!opened)
-		return -ENODEV;
-	if (f->launch)
-		return 0;	/* enabled at the exec */
+	if (pin >= 0)
+		close(pin);
+	if (err)
+		return err;
+	return opened ? 0 : -ENODEV;
+}
+
+/* Turn on the groups open_groups() opened on TID (their leaders, off
+ * until all were open). */
+static int enable_groups(struct mt_perf *f, pid_t tid)
+{
+	int cpu;
+
 	for (cpu = 0; cpu < f->ncpu; cpu++) {
 		if (f->lead[cpu] < 0)
 			continue;
@@ -646,6 +676,36 @@ static int open_thread(struct mt_perf *f, pid_t tid)
 			return thread_ending(tid) ? -ESRCH : -errno;
 	}
 	return 0;
+}
+
+/* Open every event on thread TID, on every CPU: per CPU one group, the
+ * dummy event leading the tracepoints.  The kernel schedules a task's
+ * events in and out at each of its context switches; a group is one
+ * entry in the context's tree, scheduled as a whole, where 28 single
+ * events were 28 (a server that blocks and wakes twice per request paid
+ * 1.97x CPU with single events, 1.25x with one group: bench/README.md,
+ * "Attaching without stops").
+ *
+ * A task made by TID gets the groups TID has when copy_process() is at
+ * perf_event_init_task() (kernel/fork.c, kernel/events/core.c), and
+ * its FORK record is written near the end of copy_process().  At an
+ * attach the groups are opened off and enabled once all are open
+ * (enabling one enables its inherited copies too:
+ * perf_event_for_each_child()): a clone whose entry record is read
+ * began after every group was open, and its task has them all; a
+ * clone begun before may have made a task with some or none of them,
+ * told by its creator's perf_clone_armed (on_fork()).  At a launch
+ * they are enabled at the exec (attr_base()).  Returns 0, -ESRCH when
+ * the thread is gone, or another -errno. */
+static int open_thread(struct mt_perf *f, pid_t tid)
+{
+	int err = open_groups(f, tid, pin_context(tid));
+
+	if (err)
+		return err;
+	if (f->launch)
+		return 0;	/* enabled at the exec */
+	return enable_groups(f, tid);
 }
 
 /* The mmap_lock_acquire_returned records order a munmap or mprotect
@@ -2817,6 +2877,9 @@ static int take_thread(struct maptap_session *s, struct mt_proc *p,
 	struct mt_thread *t;
 	uint64_t id;
 
+	s->stats.group_retries += f->group_retries;
+	f->group_retries = 0;
+
 	if (err == -ESRCH)
 		return 0;
 	if (err)
@@ -2846,25 +2909,12 @@ int mt_perf_attach(struct maptap_session *s, pid_t pid, bool *fallback)
 	struct maptap_event ev;
 	struct mt_proc *p;
 	struct mt_mm *mm;
-	long tgid = 0;
-	char state;
 	int err;
 
 	*fallback = false;
-	if (pid <= 0 || mt_proc_status_long(pid, "Tgid:", &tgid) != 0)
-		return mt_error(s, -ESRCH, "no such process: %d", (int)pid);
-	if (tgid != pid)
-		return mt_error(s, -EINVAL,
-				"%d is a thread of process %ld; give the process id",
-				(int)pid, tgid);
-	if (mt_proc_state(pid, &state) == 0 && (state == 'Z' || state == 'X'))
-		return mt_error(s, -EINVAL, "process %d is a zombie", (int)pid);
-	if (mt_proc_is_kthread(pid) == 1)
-		return mt_error(s, -EINVAL,
-				"process %d is a kernel thread: it has no user address space",
-				(int)pid);
-	if (pid == getpid())
-		return mt_error(s, -EINVAL, "maptap cannot trace itself");
+	err = mt_check_target(s, pid, false);
+	if (err)
+		return err;
 	raise_nofile();
 	mm = mt_mm_new();
 	p = mm ? mt_proc_new(s, pid, mm) : NULL;
@@ -2905,6 +2955,8 @@ int mt_perf_launch(struct maptap_session *s, pid_t pid)
 
 	raise_nofile();
 	err = open_thread(s->perf, pid);
+	s->stats.group_retries += s->perf->group_retries;
+	s->perf->group_retries = 0;
 	if (err)
 		return mt_error(s, err, "cannot open perf events on the command: %s",
 				strerror(-err));

@@ -492,6 +492,13 @@ void mt_bps_free(struct mt_bps *b);
 void mt_ustack_free(struct mt_ustack *u);
 void mt_uprobes_free(struct mt_uprobes *u);
 
+/* attach.c: refuse a PID that cannot be attached to, with the reason
+ * in errmsg (session.h, maptap_session_attach()): -ESRCH no such
+ * process, -EINVAL a thread id, a zombie, a kernel thread or maptap
+ * itself, and, with PTRACE, -EBUSY when another tracer has it
+ * (TracerPid: of /proc/PID/status); 0 when it can be tried. */
+int mt_check_target(struct maptap_session *s, pid_t pid, bool ptrace);
+
 /* perf_source.c: the perf event source (docs/tracer.md, "Event
  * sources").  mt_perf_choose(): whether S is to use perf events for an
  * attach (LAUNCH false) or a launch; makes s->perf and says why in

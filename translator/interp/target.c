@@ -978,10 +978,11 @@ static void print_stats(struct run *r)
 	    r->I->s->opts->events == MAPTAP_EVENTS_PERF ||
 	    r->I->s->opts->target_pid)
 		fprintf(r->I->s->err,
-			"maptap: %llu perf records lost, %llu ranges read again after a confirmation, %llu duplicate records dropped\n",
+			"maptap: %llu perf records lost, %llu ranges read again after a confirmation, %llu duplicate records dropped, %llu event groups opened again\n",
 			(unsigned long long)st.lost_records,
 			(unsigned long long)st.confirm_resyncs,
-			(unsigned long long)st.dup_records);
+			(unsigned long long)st.dup_records,
+			(unsigned long long)st.group_retries);
 	if (r->uprobes.n)
 		fprintf(r->I->s->err, "maptap: %llu breakpoint probe hits\n",
 			(unsigned long long)maptap_uprobe_hits(r->pub.sess));
