@@ -32,7 +32,9 @@ CASES=${CASES:-"getppid mmap http"}
 # the tracepoints maptap's perf source opens, as one group, without
 # maptap: what the kernel's side of that set costs on its own.  perfsetd:
 # the same with -d (mmap_data: MMAP2 records of data mappings too, as
-# maptap asks for, and a sample address in each sample).
+# maptap asks for, and a sample address in each sample).  Without the
+# mmap_lock tracepoint: maptap turns it on only once a traced mm has a
+# second thread, and these targets have one.
 PERFSET=
 for c in munmap mprotect pkey_mprotect mremap brk madvise prctl shmdt \
 	io_destroy execve execveat; do
@@ -41,7 +43,7 @@ done
 for c in exit_group exit vfork fork clone clone3; do
 	PERFSET="$PERFSET,syscalls:sys_enter_$c"
 done
-PERFSET="{dummy$PERFSET,mmap_lock:mmap_lock_acquire_returned,task:task_newtask,signal:signal_deliver,signal:signal_generate}"
+PERFSET="{dummy$PERFSET,task:task_newtask,signal:signal_deliver,signal:signal_generate}"
 
 # Work per run: the slow tools do less (the figure is per call).
 n_for() {	# n_for CASE TOOL
