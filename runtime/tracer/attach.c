@@ -119,9 +119,9 @@ static size_t count_fresh(struct maptap_session *s, bool look)
 	size_t i, n = 0;
 
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *t = s->threads.slot[i];
+		struct mt_thread *t = mt_thread_at(s, i);
 
-		if (!t || t == (struct mt_thread *)1 || !t->fresh || t->late)
+		if (!t || !t->fresh || t->late)
 			continue;
 		if (look && mt_thread_unstoppable(t->tid)) {
 			t->late = true;
@@ -141,9 +141,9 @@ static void make_late(struct maptap_session *s)
 	size_t i;
 
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *t = s->threads.slot[i];
+		struct mt_thread *t = mt_thread_at(s, i);
 
-		if (t && t != (struct mt_thread *)1 && t->fresh)
+		if (t && t->fresh)
 			t->late = true;
 	}
 }
@@ -204,9 +204,9 @@ static void undo(struct maptap_session *s, struct mt_proc *p)
 	size_t i;
 
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *t = s->threads.slot[i];
+		struct mt_thread *t = mt_thread_at(s, i);
 
-		if (!t || t == (struct mt_thread *)1 || t->proc != p)
+		if (!t || t->proc != p)
 			continue;
 		ptrace(PTRACE_DETACH, t->tid, 0L, 0L);
 		mt_thread_del(s, t);
@@ -299,9 +299,9 @@ int maptap_session_attach(struct maptap_session *s, pid_t pid)
 		mt_handle_status(s, held[i].tid, held[i].status);
 	free(held);
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *t = s->threads.slot[i];
+		struct mt_thread *t = mt_thread_at(s, i);
 
-		if (!t || t == (struct mt_thread *)1 || !t->held)
+		if (!t || !t->held)
 			continue;
 		t->held = false;
 		mt_resume(s, t, 0);

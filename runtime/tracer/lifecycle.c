@@ -75,11 +75,11 @@ void mt_forget_lost(struct maptap_session *s, const char *why)
 	size_t i;
 
 	for (i = 0; i < s->threads.cap && s->threads.n; i++) {
-		struct mt_thread *t = s->threads.slot[i];
+		struct mt_thread *t = mt_thread_at(s, i);
 		struct maptap_event ev;
 		struct mt_proc *p;
 
-		if (!t || t == (struct mt_thread *)1)
+		if (!t)
 			continue;
 		p = t->proc;
 		s->stats.lost_threads++;

@@ -453,9 +453,9 @@ static void watch_filter(struct maptap_session *s, struct mt_thread *t,
 	if (!(args[1] & SECCOMP_FILTER_FLAG_TSYNC))
 		return;
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *o = s->threads.slot[i];
+		struct mt_thread *o = mt_thread_at(s, i);
 
-		if (o && o != (struct mt_thread *)1 && o != t &&
+		if (o && o != t &&
 		    o->proc == p && !o->stopped)
 			ptrace(PTRACE_INTERRUPT, o->tid, 0L, 0L);
 	}
@@ -539,9 +539,9 @@ static void apply_deferred(struct maptap_session *s, struct mt_thread *t)
 		return;
 	}
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *o = s->threads.slot[i];
+		struct mt_thread *o = mt_thread_at(s, i);
 
-		if (o && o != (struct mt_thread *)1 && o->deferred &&
+		if (o && o->deferred &&
 		    o->proc->mm == mm)
 			complete_deferred(s, o);
 	}
@@ -1068,9 +1068,9 @@ static void start_detach(struct maptap_session *s)
 	 * go with an int3 ahead would die of its SIGTRAP. */
 	mt_uprobe_restore_all(s);
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *t = s->threads.slot[i];
+		struct mt_thread *t = mt_thread_at(s, i);
 
-		if (t && t != (struct mt_thread *)1)
+		if (t)
 			ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L);
 	}
 }
@@ -1085,9 +1085,9 @@ static void let_go_unstoppable(struct maptap_session *s)
 	size_t i;
 
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *t = s->threads.slot[i];
+		struct mt_thread *t = mt_thread_at(s, i);
 
-		if (!t || t == (struct mt_thread *)1 || t->stopped ||
+		if (!t || t->stopped ||
 		    !mt_thread_unstoppable(t->tid))
 			continue;
 		mt_diag(s, "pid %d: thread %d cannot stop now (in an uninterruptible sleep, such as a vfork parent waiting for its child's exec): it is let go when maptap exits",

@@ -1083,10 +1083,10 @@ static void pending_unmaps(struct maptap_session *s, struct mt_proc *p,
 
 	maptap_mm_foreach(p->mm->model, lo, hi, count_vma, &n);
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *o = s->threads.slot[i];
+		struct mt_thread *o = mt_thread_at(s, i);
 		uint64_t a, b, a2, b2;
 
-		if (!o || o == (struct mt_thread *)1 || o == self ||
+		if (!o || o == self ||
 		    !o->call || o->proc->mm != p->mm)
 			continue;
 		/* With the lock's records the order is exact: a sibling's
@@ -1939,9 +1939,9 @@ static void forks_flush(struct maptap_session *s, bool all)
 	if (!f->forks_pending)
 		return;
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *t = s->threads.slot[i];
+		struct mt_thread *t = mt_thread_at(s, i);
 
-		if (!t || t == (struct mt_thread *)1 || !t->perf_fork.pid)
+		if (!t || !t->perf_fork.pid)
 			continue;
 		if (all || t->perf_fork.time < f->prev_applied_ns)
 			fork_done(s, t, -1);
@@ -2032,9 +2032,9 @@ static void forget_proc_threads(struct maptap_session *s, struct mt_proc *p,
 	size_t i;
 
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *t = s->threads.slot[i];
+		struct mt_thread *t = mt_thread_at(s, i);
 
-		if (t && t != (struct mt_thread *)1 && t->proc == p &&
+		if (t && t->proc == p &&
 		    t->tid != keep)
 			mt_thread_del(s, t);
 	}
@@ -2130,9 +2130,9 @@ static void on_exec(struct maptap_session *s, struct mt_proc *p,
 	exec_wait_end(s, p, NULL, 0);	/* an exec right after an exec */
 	/* The thread that exec'd: the one in execve (its entry record). */
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *o = s->threads.slot[i];
+		struct mt_thread *o = mt_thread_at(s, i);
 
-		if (o && o != (struct mt_thread *)1 && o->proc == p &&
+		if (o && o->proc == p &&
 		    o->perf_exec) {
 			former = o->tid;
 			if (o->tid != p->pid)
@@ -2460,10 +2460,10 @@ static bool in_call_over(struct maptap_session *s, struct mt_proc *p,
 	size_t i;
 
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *o = s->threads.slot[i];
+		struct mt_thread *o = mt_thread_at(s, i);
 		uint64_t a = 0, b = 0, a2 = 0, b2 = 0;
 
-		if (!o || o == (struct mt_thread *)1 || !o->call ||
+		if (!o || !o->call ||
 		    o->proc->mm != p->mm || o->perf_enter_ns > x->since)
 			continue;
 		if (o->call->range == MAPTAP_RANGE_MREMAP ||
@@ -2673,9 +2673,9 @@ static void after_batch(struct maptap_session *s, uint64_t now)
 		/* A clone's entry record may be among the lost: its child
 		 * is followed (on_fork()), the loss said already. */
 		for (i = 0; i < s->threads.cap; i++) {
-			struct mt_thread *t = s->threads.slot[i];
+			struct mt_thread *t = mt_thread_at(s, i);
 
-			if (t && t != (struct mt_thread *)1)
+			if (t)
 				t->perf_clone_armed = false;
 		}
 		for (p = s->procs; p; p = p->next) {

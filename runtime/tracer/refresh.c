@@ -397,10 +397,9 @@ static bool late_in(const struct maptap_session *s, const struct mt_mm *mm)
 	size_t i;
 
 	for (i = 0; i < s->threads.cap; i++) {
-		const struct mt_thread *o = s->threads.slot[i];
+		const struct mt_thread *o = mt_thread_at(s, i);
 
-		if (o && o != (struct mt_thread *)1 && o->late &&
-		    o->proc->mm == mm)
+		if (o && o->late && o->proc->mm == mm)
 			return true;
 	}
 	return false;
@@ -509,10 +508,9 @@ void mt_exit_stop(struct maptap_session *s, struct mt_thread *t)
 	    p->mm->refs > 1 || p->mm->in_call > 0)
 		return;
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *o = s->threads.slot[i];
+		struct mt_thread *o = mt_thread_at(s, i);
 
-		if (o && o != (struct mt_thread *)1 && o->proc == p &&
-		    !o->exiting)
+		if (o && o->proc == p && !o->exiting)
 			return;
 	}
 	mt_check_main_stack(s, p, t->tid);

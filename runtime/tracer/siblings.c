@@ -93,12 +93,12 @@ static struct mt_thread *pending_over(struct maptap_session *s,
 	size_t i;
 
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *o = s->threads.slot[i];
+		struct mt_thread *o = mt_thread_at(s, i);
 		uint64_t a2, b2;
 
 		/* A call already reported was matched to an earlier
 		 * mapping of this range; it cannot have freed this one. */
-		if (!o || o == (struct mt_thread *)1 || o == self || !o->call ||
+		if (!o || o == self || !o->call ||
 		    o->reported || o->call->cls != MAPTAP_SC_MAP ||
 		    o->proc->mm != self->proc->mm ||
 		    (kind == PENDING_UNMAP &&
@@ -142,11 +142,11 @@ static int report_pending_unmaps(struct maptap_session *s,
 
 	for (pass = 0; pass < 1 + again; pass++) {
 		for (i = 0; i < s->threads.cap; i++) {
-			struct mt_thread *o = s->threads.slot[i];
+			struct mt_thread *o = mt_thread_at(s, i);
 			uint64_t a, b, a2, b2, x, y;
 			size_t n = 0;
 
-			if (!o || o == (struct mt_thread *)1 || o == t ||
+			if (!o || o == t ||
 			    !o->call || o->reported != (pass == 1) ||
 			    o->call->range != MAPTAP_RANGE_UNMAP ||
 			    o->proc->mm != p->mm ||
@@ -310,10 +310,10 @@ void mt_note_after(struct maptap_session *s, struct mt_thread *t,
 	size_t i;
 
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *o = s->threads.slot[i];
+		struct mt_thread *o = mt_thread_at(s, i);
 		uint64_t a, b, a2, b2;
 
-		if (!o || o == (struct mt_thread *)1 || o == t || !o->call ||
+		if (!o || o == t || !o->call ||
 		    o->call->cls != MAPTAP_SC_MAP ||
 		    o->proc->mm != t->proc->mm)
 			continue;
@@ -360,11 +360,11 @@ static size_t pending_ranges(struct maptap_session *s, struct mt_thread *t,
 
 	*running = false;
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *o = s->threads.slot[i];
+		struct mt_thread *o = mt_thread_at(s, i);
 		uint64_t a, b, a2, b2;
 		int r;
 
-		if (!o || o == (struct mt_thread *)1 || o == t || !o->call ||
+		if (!o || o == t || !o->call ||
 		    o->reported || o->call->cls != MAPTAP_SC_MAP ||
 		    o->call->range == MAPTAP_RANGE_UNMAP ||
 		    o->proc->mm != t->proc->mm)
@@ -529,9 +529,9 @@ static void prune_after(struct maptap_session *s, struct mt_thread *t,
 	int k, j;
 
 	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *o = s->threads.slot[i];
+		struct mt_thread *o = mt_thread_at(s, i);
 
-		if (!o || o == (struct mt_thread *)1 || o == t || !o->call ||
+		if (!o || o == t || !o->call ||
 		    o->proc->mm != t->proc->mm || !o->n_after ||
 		    o->n_after > 4)
 			continue;

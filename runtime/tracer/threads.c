@@ -12,7 +12,7 @@
 
 /* ---- threads: open-addressing hash table keyed by tid ---- */
 
-#define TOMB ((struct mt_thread *)1)
+#define TOMB MT_THREAD_TOMB
 
 static size_t hash_tid(pid_t tid, size_t cap)
 {

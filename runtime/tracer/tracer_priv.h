@@ -290,6 +290,21 @@ int mt_ensure_reader(struct maptap_session *s, struct mt_proc *p);
 void mt_callback_stop(struct maptap_session *s, int rc, const char *who);
 
 /* threads.c */
+/* A slot of s->threads whose thread was deleted (open addressing keeps
+ * the probe chains whole until the table is rebuilt). */
+#define MT_THREAD_TOMB ((struct mt_thread *)1)
+
+/* The thread in slot I of S's thread table (I < s->threads.cap), or
+ * NULL for an empty slot or a deleted one: for the loops over every
+ * thread. */
+static inline struct mt_thread *mt_thread_at(const struct maptap_session *s,
+					     size_t i)
+{
+	struct mt_thread *t = s->threads.slot[i];
+
+	return t == MT_THREAD_TOMB ? NULL : t;
+}
+
 struct mt_thread *mt_thread_find(struct maptap_session *s, pid_t tid);
 struct mt_thread *mt_thread_add(struct maptap_session *s, pid_t tid,
 				struct mt_proc *proc);
