@@ -752,13 +752,37 @@ static void on_syscall_stop(struct maptap_session *s, struct mt_thread *t,
 static struct mt_thread *adopt(struct maptap_session *s, pid_t tid,
 			       pid_t creator, bool stopped);
 
+/* PTRACE_GETEVENTMSG of thread TID's EVENT stop into *MSG: 0, or -1 when
+ * TID is no longer in that stop.  A ptrace-stop is killable: a thread
+ * that a fatal signal wakes there goes on to exit, and its exit sets the
+ * event message to its exit code whether or not it stops again
+ * (kernel/exit.c, ptrace_event(PTRACE_EVENT_EXIT); kernel/signal.c,
+ * ptrace_do_notify()).  Read then, that code (15 for SIGTERM) was taken
+ * for a new child's pid: a fork of "process 15" was logged, its maps
+ * read and a PTRACE_DETACH aimed at it.  The stop's siginfo is read after
+ * the message: while it is still this stop's (si_code SIGTRAP |
+ * EVENT << 8, ptrace(2)), so was the message. */
+static int event_msg(pid_t tid, int event, unsigned long *msg)
+{
+	siginfo_t si;
+
+	if (ptrace(PTRACE_GETEVENTMSG, tid, 0L, msg) != 0)
+		return -1;
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0L, &si) != 0 ||
+	    si.si_code != (SIGTRAP | event << 8))
+		return -1;
+	return 0;
+}
+
 static void on_new_child(struct maptap_session *s, struct mt_thread *t,
 			 int event)
 {
 	unsigned long msg = 0;
 	struct mt_thread *c;
 
-	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0L, &msg) != 0)
+	/* Not this stop's message: T is being killed, and its child, if
+	 * any, is adopted at its own first stop or exit. */
+	if (event_msg(t->tid, event, &msg) != 0)
 		return;
 	c = mt_thread_find(s, (pid_t)msg);
 	if (c) {
@@ -771,7 +795,6 @@ static void on_new_child(struct maptap_session *s, struct mt_thread *t,
 	if (mt_gone_early_take(s, (pid_t)msg))
 		return;
 	adopt(s, (pid_t)msg, t->tid, false);
-	(void)event;
 }
 
 static struct mt_thread *adopt(struct maptap_session *s, pid_t tid,
@@ -845,7 +868,9 @@ static void on_exec(struct maptap_session *s, struct mt_thread *t)
 	struct maptap_event ev;
 	char *old_exe;
 
-	ptrace(PTRACE_GETEVENTMSG, t->tid, 0L, &former);
+	/* A thread killed in this stop: its own tid (event_msg()). */
+	if (event_msg(t->tid, PTRACE_EVENT_EXEC, &former) != 0)
+		former = (unsigned long)t->tid;
 	if ((pid_t)former != t->tid) {
 		/* A non-leader thread exec'd and took the leader's tid; the
 		 * former tid is gone without an exit report (ptrace(2)).
