@@ -131,12 +131,13 @@ for name, _, _ in CASES:
 # logged a fork of "process 15", read its maps, said "pid 15: lost
 # thread 15" and aimed a PTRACE_DETACH at it (2-4 runs in 10).  The
 # program never forks: no fork event, no event of another pid, nothing
-# lost.  (Without --verify: calls in flight at the kill are another
-# matter, not checked here.)
+# lost.  And --verify clean: a thread killed inside a munmap or mprotect
+# (no exit stop comes) had its change missing from the model until a
+# full verify found it (5 runs in 10); its range is read at its death.
 tree = t.build("t_tree")
 bad = []
 for i in range(10):
-    r = t.maptap(["-T", "1", "-c", tree], verify=False, timeout=60)
+    r = t.maptap(["-T", "1", "-c", tree], timeout=60)
     pids = {e["pid"] for e in r.events}
     what = []
     if r.status != 143:
@@ -145,10 +146,12 @@ for i in range(10):
         what.append("pids %s, forks %s" % (sorted(pids)[:4],
                                           [e["child"] for e in
                                            r.find("fork")][:3]))
+    if r.verify_diffs():
+        what.append(r.verify_diffs()[:2])
     if "lost" in r.stderr:
         what.append([l for l in r.stderr.splitlines() if "lost" in l][:2])
     if what:
         bad.append((i, what))
 t.eq(bad[:3], [], "killed while cloning: exit 143, no fork invented from "
-     "an exit code, nothing lost (10 runs)")
+     "an exit code, nothing lost, no verify difference (10 runs)")
 t.done()
