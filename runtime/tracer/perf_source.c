@@ -178,7 +178,6 @@ struct mt_perf {
 				 * before one may not be its thread's
 				 * last call's */
 	size_t ntp;
-	uint64_t group_retries;	/* open_groups()'s, for the stats */
 	int lock_id;		/* mmap_lock_acquire_returned, or -1 */
 	uint64_t lock_from;	/* lock records are written for every lock
 				 * taken since (lock_on()), or 0 */
@@ -597,8 +596,10 @@ static int pin_context(pid_t tid)
 }
 
 /* open_thread()'s groups, with PIN (an fd to close, or -1) held open
- * meanwhile (pin_context()). */
-static int open_groups(struct mt_perf *f, pid_t tid, int pin)
+ * meanwhile (pin_context()); each group opened again counts in
+ * *RETRIES. */
+static int open_groups(struct mt_perf *f, pid_t tid, int pin,
+		       uint64_t *retries)
 {
 	int cpu, err = 0, tries, opened = 0;
 
@@ -639,7 +640,7 @@ static int open_groups(struct mt_perf *f, pid_t tid, int pin)
 				f->ring_fd[cpu] = -1;
 			}
 			drop_fds(f, from);
-			f->group_retries++;
+			(*retries)++;
 			/* ENODEV is an offline CPU too: only then is it
 			 * left out (taking a refused online one for
 			 * offline lost its records). */
@@ -695,11 +696,12 @@ static int enable_groups(struct mt_perf *f, pid_t tid)
  * began after every group was open, and its task has them all; a
  * clone begun before may have made a task with some or none of them,
  * told by its creator's perf_clone_armed (on_fork()).  At a launch
- * they are enabled at the exec (attr_base()).  Returns 0, -ESRCH when
- * the thread is gone, or another -errno. */
-static int open_thread(struct mt_perf *f, pid_t tid)
+ * they are enabled at the exec (attr_base()).  Groups opened again
+ * count in *RETRIES (stats.group_retries).  Returns 0, -ESRCH when the
+ * thread is gone, or another -errno. */
+static int open_thread(struct mt_perf *f, pid_t tid, uint64_t *retries)
 {
-	int err = open_groups(f, tid, pin_context(tid));
+	int err = open_groups(f, tid, pin_context(tid), retries);
 
 	if (err)
 		return err;
@@ -744,8 +746,7 @@ static void lock_on(struct mt_perf *f)
  * it entered after they were complete (lock_on()). */
 static bool lock_orders(const struct mt_perf *f, const struct mt_thread *o)
 {
-	return f->lock_id > 0 && f->lock_from &&
-	       o->perf_enter_ns >= f->lock_from;
+	return f->lock_from && o->perf_enter_ns >= f->lock_from;
 }
 
 /* mt_thread_add() for the perf source: an mm with a second thread, or
@@ -2873,12 +2874,9 @@ static int take_thread(struct maptap_session *s, struct mt_proc *p,
 {
 	struct mt_perf *f = s->perf;
 	size_t from = f->nfds;
-	int err = open_thread(f, tid);
+	int err = open_thread(f, tid, &s->stats.group_retries);
 	struct mt_thread *t;
 	uint64_t id;
-
-	s->stats.group_retries += f->group_retries;
-	f->group_retries = 0;
 
 	if (err == -ESRCH)
 		return 0;
@@ -2954,9 +2952,7 @@ int mt_perf_launch(struct maptap_session *s, pid_t pid)
 	int err;
 
 	raise_nofile();
-	err = open_thread(s->perf, pid);
-	s->stats.group_retries += s->perf->group_retries;
-	s->perf->group_retries = 0;
+	err = open_thread(s->perf, pid, &s->stats.group_retries);
 	if (err)
 		return mt_error(s, err, "cannot open perf events on the command: %s",
 				strerror(-err));
