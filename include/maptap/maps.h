@@ -67,8 +67,10 @@ enum maptap_maps_source maptap_maps_source_of(const struct maptap_maps_reader *r
 /* Append to BUF every VMA that intersects [LO, HI) (bytes), in address
  * order, whole (not clipped).  Calls maptap_vma_buf_finish().  Returns 0,
  * -ESRCH when the mm is gone (the process exited or exec'd; the text
- * source sees an empty file then), -ENOMEM, or -errno of the read or
- * ioctl.  On error BUF holds the VMAs read before it.
+ * source sees an empty file then), also when it went away during the
+ * read (the text, read in several reads, then ends early: it counts
+ * only if the mm is still there after its end), -ENOMEM, or -errno of
+ * the read or ioctl.  On error BUF holds the VMAs read before it.
  * Names: PROCMAP_QUERY's are escaped like the text's ('\n' as "\012");
  * the gate VMA ([vsyscall]), which the ioctl never returns, and paths
  * longer than PATH_MAX, which it cannot, come from the text.  Cost with

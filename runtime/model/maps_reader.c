@@ -115,7 +115,29 @@ void maptap_maps_close(struct maptap_maps_reader *reader)
 	free(reader);
 }
 
-/* The whole text into reader->text; returns its length or -errno. */
+/* Whether the mm R reads is still there: the first line of the text
+ * can be read.  The file's end and an mm gone look alike to read(2):
+ * seq_file ends the text when m_start() cannot take the mm
+ * (fs/proc/task_mmu.c, mmget_not_zero()). */
+static bool mm_alive(struct maptap_maps_reader *r)
+{
+	char c;
+	ssize_t got;
+
+	do
+		got = pread(r->fd, &c, 1, 0);
+	while (got < 0 && errno == EINTR);
+	return got == 1;
+}
+
+/* The whole text into reader->text; returns its length or -errno.
+ * The text comes in several reads (one per buffer), each taking the mm
+ * anew: when the last thread lets go of it between two, the file just
+ * ends, and what was read is the low part of the address space only.
+ * Taken for the whole, it made every VMA above the cut an unmap (--verify
+ * saw "model rw-p, kernel none" from 0x7f.. up while a killed process's
+ * threads left their exit stops).  So the end counts only if the mm
+ * outlived it; it cannot come back, so then nothing was cut. */
 static ssize_t read_text(struct maptap_maps_reader *r)
 {
 	size_t len = 0;
@@ -144,7 +166,7 @@ static ssize_t read_text(struct maptap_maps_reader *r)
 		len += (size_t)got;
 	}
 	/* A live mm always has VMAs; none means the mm is gone. */
-	return len ? (ssize_t)len : -ESRCH;
+	return len && mm_alive(r) ? (ssize_t)len : -ESRCH;
 }
 
 /* A VMA starting at START is about to be appended after BUF's entries

@@ -6,7 +6,8 @@
  * a newline, a real " (deleted)" suffix, an unlinked file, a memfd, shared
  * anonymous memory, a path longer than PATH_MAX) and mprotects the middle
  * of a mapping, then waits while the parent reads it both ways.  Then the
- * mm goes away (exit, exec) and readers must say -ESRCH.
+ * mm goes away (exit, exec) and readers must say -ESRCH, also when it
+ * goes between two reads of one text (this file's pread() cuts it there).
  */
 #include <config.h>
 
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,6 +57,24 @@ static bool bufs_eq(const struct maptap_vma_buf *a,
 			return false;
 		}
 	return true;
+}
+
+/* The library's pread(2) comes here (it is linked into this program):
+ * once armed, the first read of a text at an offset past 0 -- the
+ * second read of one text -- first kills CUT and waits until it is a
+ * zombie, not reaped: its mm is gone, /proc/PID still there. */
+static pid_t cut_pid;
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	if (cut_pid > 0 && off > 0) {
+		siginfo_t si;
+
+		kill(cut_pid, SIGKILL);
+		waitid(P_PID, (id_t)cut_pid, &si, WEXITED | WNOWAIT);
+		cut_pid = 0;
+	}
+	return syscall(SYS_pread64, fd, buf, n, off);
 }
 
 static int read_all(pid_t pid, enum maptap_maps_source src,
@@ -384,6 +404,62 @@ static void test_exec(void)
 	maptap_vma_buf_free(&b);
 }
 
+/* A text longer than one read whose mm goes away between two reads:
+ * its end then looks like the file's, and what was read (the low part
+ * of the address space) was taken for all of it -- every VMA above the
+ * cut an unmap.  It must be -ESRCH. */
+static void test_cut_text(void)
+{
+	struct maptap_maps_reader *r;
+	struct maptap_vma_buf b = { 0 };
+	int go[2], err;
+	char x;
+	pid_t pid;
+
+	if (pipe(go))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		/* 3000 VMAs: far more text than one 64 KiB read. */
+		char *p = mmap(NULL, 3000UL * PAGE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		size_t i;
+
+		if (p == MAP_FAILED)
+			_exit(1);
+		for (i = 0; i < 3000; i += 2)
+			mprotect(p + i * PAGE, PAGE, PROT_READ);
+		if (write(go[1], "", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(go[1]);
+	if (read(go[0], &x, 1) != 1) {
+		tap_ok(false, "the child with 3000 VMAs started");
+		return;
+	}
+	close(go[0]);
+	tap_int_eq(read_all(pid, MAPTAP_MAPS_TEXT, &b), 0,
+		   "read a process with 3000 VMAs from the text");
+	tap_ok(b.n >= 3000, "all of them (%zu VMAs)", b.n);
+	maptap_vma_buf_clear(&b);
+	tap_int_eq(maptap_maps_open(pid, MAPTAP_MAPS_TEXT, &r), 0,
+		   "open its text again");
+	cut_pid = pid;
+	err = maptap_maps_read_all(r, &b);
+	tap_int_eq(err, -ESRCH, "its mm gone between two reads of the text: "
+		   "-ESRCH, not the VMAs read before");
+	if (err == 0)
+		tap_diag("%zu VMAs taken for all", b.n);
+	tap_ok(cut_pid == 0, "the read was cut (more than one read)");
+	maptap_maps_close(r);
+	cut_pid = 0;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	maptap_vma_buf_free(&b);
+}
+
 static void test_open(void)
 {
 	struct maptap_maps_reader *r = NULL;
@@ -400,6 +476,7 @@ static void test_open(void)
 
 int main(void)
 {
+	test_cut_text();
 	if (!have_query()) {
 		tap_skip("this kernel lacks PROCMAP_QUERY (Linux < 6.11): "
 			 "nothing to compare the text with");
