@@ -78,9 +78,7 @@ static bool is_syscall_insn(pid_t tid, uint64_t addr)
 	       b[0] == 0x0f && b[1] == 0x05;
 }
 
-/* The address of a `syscall` instruction (0f 05) in the vDSO of TID,
- * or 0.  Any two such bytes will do, on an instruction boundary or not. */
-static uint64_t vdso_syscall(pid_t tid)
+uint64_t mt_vdso_syscall(pid_t tid)
 {
 	unsigned long long lo, hi;
 	unsigned char *buf;
@@ -320,7 +318,7 @@ int mt_release_filter(struct maptap_session *s, struct mt_thread *t,
 	} else {
 		insn = saved.rip - 2;
 		if ((long)saved.orig_rax < 0 || !is_syscall_insn(t->tid, insn))
-			insn = vdso_syscall(t->tid);
+			insn = mt_vdso_syscall(t->tid);
 		if (!insn)
 			return -ENOTSUP;
 	}

@@ -446,6 +446,14 @@ int mt_seccomp_build(struct sock_filter *prog,
 		     const struct maptap_session_opts *opts, uint32_t act);
 int mt_seccomp_install(const struct maptap_session_opts *opts);
 
+/* inject.c: the address of a `syscall` instruction (0f 05) in the vDSO
+ * of TID (any two such bytes will do, on an instruction boundary or
+ * not), or 0 when there is none or the maps or memory cannot be read.
+ * The bytes are read as they are: a breakpoint's int3 (0xcc) can hide
+ * such a pair but never make one.  For calls made in a stopped thread
+ * (inject.c, xol.c). */
+uint64_t mt_vdso_syscall(pid_t tid);
+
 /* inject.c: before letting go of thread T (in a ptrace stop we hold)
  * under the launch filter, make it install the filter that sends maptap's
  * calls to a listener of the session's.  AT_SYSCALL: T is at the entry

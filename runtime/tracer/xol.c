@@ -245,33 +245,6 @@ static int build(struct mt_uprobes *u, const struct mt_bp *bp, uint64_t slot,
 
 /* ---- mapping a page in the target ---- */
 
-/* A syscall instruction (0f 05) in PID's vdso. */
-static uint64_t find_syscall(struct mt_bps *b, pid_t pid)
-{
-	char path[64], line[512];
-	unsigned long lo = 0, hi = 0;
-	uint8_t buf[8192];
-	FILE *f;
-	int n, i;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "[vdso]") &&
-		    sscanf(line, "%lx-%lx", &lo, &hi) == 2)
-			break;
-	fclose(f);
-	if (!lo || hi - lo > sizeof(buf))
-		return 0;
-	n = mt_bps_read(b, pid, lo, buf, hi - lo);
-	for (i = 0; i + 1 < n; i++)
-		if (buf[i] == 0x0f && buf[i + 1] == 0x05)
-			return lo + (uint64_t)i;
-	return 0;
-}
-
 /* Run mmap(HINT, one page, r-x, private anonymous) in thread T, stopped;
  * *OUT: the address.  A signal that stops T meanwhile goes to *SIG. */
 static int inject_mmap(struct maptap_session *s, struct mt_thread *t,
@@ -347,7 +320,7 @@ static int new_page(struct maptap_session *s, struct mt_thread *t,
 	if (b->nxol == MT_XOL_MAX)
 		return -ENOSPC;
 	if (!b->sysaddr)
-		b->sysaddr = find_syscall(b, t->proc->pid);
+		b->sysaddr = mt_vdso_syscall(t->proc->pid);
 	if (!b->sysaddr)
 		return -ENOEXEC;
 	/* Below the module, else above: the kernel takes a free hint. */
