@@ -70,6 +70,10 @@
  * (root is not held to perf_event_mlock_kb; others get what it allows:
  * open_one()). */
 #define MT_PERF_PAGES 2048
+/* At most this many rings per CPU, the threads found at an attach
+ * dealt out among them (nshard_for()); their pages share
+ * MT_PERF_PAGES. */
+#define MT_PERF_SHARDS 16
 /* How long a difference found by a confirmation must last, with no
  * record over its range, before it is taken for the model's: a call's
  * record is written at its exit, microseconds after its change. */
@@ -163,10 +167,12 @@ struct pf_ranges {
 struct mt_perf {
 	int ncpu;
 	int *cpu_ok;		/* per CPU: events can be opened there */
-	int *ring_fd;		/* per CPU: the fd owning the ring, or -1 */
+	int nshard;		/* rings per CPU (nshard_for()) */
+	int shard;		/* the one open_thread() fills now */
+	int *ring_fd;		/* per ring: the fd owning it, or -1 */
 	int *lead;		/* per CPU: the group leader open_thread()
 				 * opened there, or -1 */
-	struct mt_perf_ring *ring;	/* per CPU */
+	struct mt_perf_ring *ring;	/* ring_at(): shard * ncpu + CPU */
 	int *fds;		/* every fd opened */
 	size_t nfds, capfds;
 	int tp_id[TP_MAX];	/* tracepoint ids */
@@ -301,7 +307,7 @@ static void free_perf(struct mt_perf *f)
 
 	if (!f)
 		return;
-	for (i = 0; i < (size_t)f->ncpu; i++)
+	for (i = 0; i < (size_t)f->ncpu * MT_PERF_SHARDS; i++)
 		mt_perf_ring_unmap(&f->ring[i]);
 	mt_perf_close_all(f->fds, f->nfds);
 	free(f->fds);
@@ -335,17 +341,18 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 	if (!f || n <= 0)
 		goto nomem;
 	f->ncpu = (int)n;
+	f->nshard = 1;
 	f->cpu_ok = calloc((size_t)n, sizeof(int));
-	f->ring_fd = malloc((size_t)n * sizeof(int));
+	f->ring_fd = malloc((size_t)n * MT_PERF_SHARDS * sizeof(int));
 	f->lead = malloc((size_t)n * sizeof(int));
-	f->ring = calloc((size_t)n, sizeof(*f->ring));
-	f->pf = calloc((size_t)n + 1, sizeof(*f->pf));
+	f->ring = calloc((size_t)n * MT_PERF_SHARDS, sizeof(*f->ring));
+	f->pf = calloc((size_t)n * MT_PERF_SHARDS + 1, sizeof(*f->pf));
 	if (!f->cpu_ok || !f->ring_fd || !f->lead || !f->ring || !f->pf)
 		goto nomem;
-	for (i = 0; i < (size_t)n; i++) {
+	for (i = 0; i < (size_t)n * MT_PERF_SHARDS; i++)
 		f->ring_fd[i] = -1;
+	for (i = 0; i < (size_t)n; i++)
 		f->cpu_ok[i] = 1;
-	}
 	f->stacks = stacks;
 	for (i = 0; i < TP_COUNT; i++) {
 		int k;
@@ -461,13 +468,54 @@ static int keep_fd(struct mt_perf *f, int fd)
 	return 0;
 }
 
+/* The ring of CPU that the thread being opened writes into. */
+static int ring_at(const struct mt_perf *f, int cpu)
+{
+	return f->shard * f->ncpu + cpu;
+}
+
+/* Whether some ring of CPU is open: a group was opened there. */
+static bool cpu_has_ring(const struct mt_perf *f, int cpu)
+{
+	int k;
+
+	for (k = 0; k < f->nshard; k++)
+		if (f->ring_fd[k * f->ncpu + cpu] >= 0)
+			return true;
+	return false;
+}
+
+/* Rings per CPU for an attach to a process of NTHREADS threads: one
+ * per 8 threads, a power of two, at most MT_PERF_SHARDS.
+ *
+ * Each event of a task made by an inherited clone wakes, as it exits,
+ * every event that writes into its parent event's ring: the kernel's
+ * perf_event_exit_event() calls perf_event_wakeup() on the parent,
+ * whose ring_buffer_wakeup() walks the ring's whole event list
+ * (kernel/events/core.c).  With one ring per CPU that list held every
+ * group of every thread found at the attach, 30 events each: a
+ * thread's exit cost (2 x 30) x (30 x N) wakeups on 2 CPUs, N the
+ * threads found -- 200 idle threads beside one that makes threads
+ * took its creations from 1,500/s to 80/s, and slowed other programs
+ * on the machine (bench/tracer/threadrate.sh).  Dealt out among
+ * rings, each list holds the groups of about 8 threads. */
+static int nshard_for(size_t nthreads)
+{
+	int n = 1;
+
+	while (n < MT_PERF_SHARDS && (size_t)n * 2 * 8 <= nthreads)
+		n *= 2;
+	return n;
+}
+
 /* Open A on TID and CPU, in the group of LEADER (an fd, or -1 for a new
- * group); its records go to that CPU's ring. */
+ * group); its records go to that CPU's ring of the current shard. */
 static int open_one(struct mt_perf *f, struct perf_event_attr *a, pid_t tid,
 		    int cpu, int leader)
 {
 	int fd = (int)syscall(SYS_perf_event_open, a, tid, cpu, leader,
 			      PERF_FLAG_FD_CLOEXEC);
+	int r = ring_at(f, cpu), pages = MT_PERF_PAGES / f->nshard;
 	int err;
 
 	if (fd < 0)
@@ -476,17 +524,17 @@ static int open_one(struct mt_perf *f, struct perf_event_attr *a, pid_t tid,
 		close(fd);
 		return -ENOMEM;
 	}
-	if (f->ring_fd[cpu] < 0) {
-		err = mt_perf_ring_map(&f->ring[cpu], fd, MT_PERF_PAGES);
+	if (f->ring_fd[r] < 0) {
+		err = mt_perf_ring_map(&f->ring[r], fd, pages);
 		if (err == -EPERM)	/* perf_event_mlock_kb: 512 KiB */
-			err = mt_perf_ring_map(&f->ring[cpu], fd,
+			err = mt_perf_ring_map(&f->ring[r], fd,
 					       MT_PERF_PAGES / 32);
 		if (err)
 			return err;
-		f->ring_fd[cpu] = fd;
+		f->ring_fd[r] = fd;
 		return 0;
 	}
-	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, f->ring_fd[cpu]) != 0)
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, f->ring_fd[r]) != 0)
 		return -errno;
 	return 0;
 }
@@ -621,7 +669,7 @@ static int open_groups(struct mt_perf *f, pid_t tid, int pin,
 		 * 100). */
 		for (tries = 0; tries < MT_PERF_OPEN_TRIES; tries++) {
 			size_t from = f->nfds;
-			bool owner = f->ring_fd[cpu] < 0;
+			bool owner = f->ring_fd[ring_at(f, cpu)] < 0;
 
 			err = open_group(f, tid, cpu);
 			if (!err) {
@@ -632,12 +680,12 @@ static int open_groups(struct mt_perf *f, pid_t tid, int pin,
 				err = -ESRCH;
 				break;
 			}
-			if (owner && f->ring_fd[cpu] >= 0) {
+			if (owner && f->ring_fd[ring_at(f, cpu)] >= 0) {
 				/* The ring its leader mapped has no record
 				 * yet (the leader is off until enabled):
 				 * it goes with the group. */
-				mt_perf_ring_unmap(&f->ring[cpu]);
-				f->ring_fd[cpu] = -1;
+				mt_perf_ring_unmap(&f->ring[ring_at(f, cpu)]);
+				f->ring_fd[ring_at(f, cpu)] = -1;
 			}
 			drop_fds(f, from);
 			(*retries)++;
@@ -648,7 +696,7 @@ static int open_groups(struct mt_perf *f, pid_t tid, int pin,
 			if (offline || (err != -ENODEV && err != -EINVAL))
 				break;
 		}
-		if (offline && f->ring_fd[cpu] < 0) {
+		if (offline && !cpu_has_ring(f, cpu)) {
 			f->cpu_ok[cpu] = 0;
 			err = 0;
 			continue;
@@ -701,7 +749,10 @@ static int enable_groups(struct mt_perf *f, pid_t tid)
  * thread is gone, or another -errno. */
 static int open_thread(struct mt_perf *f, pid_t tid, uint64_t *retries)
 {
-	int err = open_groups(f, tid, pin_context(tid), retries);
+	int err;
+
+	f->shard = (f->shard + 1) % f->nshard;
+	err = open_groups(f, tid, pin_context(tid), retries);
 
 	if (err)
 		return err;
@@ -2606,8 +2657,8 @@ static size_t drain(struct maptap_session *s, bool all)
 	struct mt_perf *f = s->perf;
 	uint64_t now = mt_now_ns();
 	uint64_t cutoff = all ? UINT64_MAX : now - MT_PERF_SETTLE_NS;
+	int c, nring = f->ncpu * f->nshard;
 	size_t n = 0;
-	int c;
 
 	/* ALL takes younger records too, but one whose time was taken just
 	 * before NOW may not be written yet: only those older than the
@@ -2615,7 +2666,7 @@ static size_t drain(struct maptap_session *s, bool all)
 	f->prev_applied_ns = f->applied_ns;
 	f->applied_ns = now - MT_PERF_SETTLE_NS;
 
-	for (c = 0; c < f->ncpu; c++)
+	for (c = 0; c < nring; c++)
 		if (f->ring[c].map)
 			mt_perf_ring_begin(&f->ring[c]);
 	for (;;) {
@@ -2623,7 +2674,7 @@ static size_t drain(struct maptap_session *s, bool all)
 		uint64_t bt = 0;
 		int bc = -1;
 
-		for (c = 0; c < f->ncpu; c++) {
+		for (c = 0; c < nring; c++) {
 			const struct perf_event_header *h;
 			uint64_t t;
 
@@ -2645,11 +2696,11 @@ static size_t drain(struct maptap_session *s, bool all)
 			break;
 		/* Peek again: another ring's peek may have reused its own
 		 * copy buffer only, so BEST is still valid. */
-		apply_record(s, best, bt, bc);
+		apply_record(s, best, bt, bc % f->ncpu);
 		mt_perf_ring_next(&f->ring[bc]);
 		n++;
 	}
-	for (c = 0; c < f->ncpu; c++) {
+	for (c = 0; c < nring; c++) {
 		if (!f->ring[c].map)
 			continue;
 		mt_perf_ring_end(&f->ring[c]);
@@ -2823,7 +2874,7 @@ int mt_perf_run(struct maptap_session *s, uint64_t deadline)
 			detach_all(s, "signal");
 			return 0;
 		}
-		for (c = 0; c < f->ncpu; c++)
+		for (c = 0; c < f->ncpu * f->nshard; c++)
 			if (f->ring_fd[c] >= 0)
 				f->pf[n++] = (struct pollfd){ f->ring_fd[c],
 							      POLLIN, 0 };
@@ -2899,6 +2950,15 @@ static int take_thread(struct maptap_session *s, struct mt_proc *p,
  * appears. */
 static int open_all(struct maptap_session *s, struct mt_proc *p)
 {
+	pid_t *tids;
+	size_t n;
+
+	/* Its rings, by the threads it has now (nshard_for()): set once,
+	 * before the first is opened. */
+	if (!s->perf->nfds && mt_proc_tids(p->pid, &tids, &n) == 0) {
+		s->perf->nshard = nshard_for(n);
+		free(tids);
+	}
 	return mt_proc_each_new_tid(s, p, take_thread);
 }
 
