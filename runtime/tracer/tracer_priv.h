@@ -572,8 +572,12 @@ void mt_perf_dup_free(struct mt_perf_dup *d);
  * applies record H as if read from a ring; mt_perf_test_round() does
  * what follows a round whose records up to APPLIED (CLOCK_MONOTONIC ns)
  * were applied, at time NOW (confirmation, settling, --verify, the
- * processes gone without an exit record). */
+ * processes gone without an exit record); mt_perf_test_lock() gives
+ * that source the mmap_lock tracepoint, on from the start, and returns
+ * the id its records carry ({ common fields; mm; memcg_id; bool write,
+ * success } as the tracefs format says). */
 int mt_perf_test_new(struct maptap_session *s);
+int mt_perf_test_lock(struct maptap_session *s);
 int mt_perf_test_tp(const char *call, bool enter);
 void mt_perf_test_record(struct maptap_session *s,
 			 const struct perf_event_header *h);

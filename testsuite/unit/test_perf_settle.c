@@ -19,7 +19,10 @@
  * are read.  A third: a record that comes after the round that should
  * have taken it makes the models be read whole, and says so.  A fourth:
  * after records were lost, the models are read whole, and the records
- * older than that read are not applied again on top of it.
+ * older than that read are not applied again on top of it.  And with
+ * the mmap_lock records: a page a sibling's munmap freed, handed by the
+ * kernel at once to a new anonymous mapping just like it, is unmapped
+ * in the munmap's name and mapped in the mmap's.
  *
  * No target thread and no perf event: the "process" is a child of this
  * test that maps and unmaps on command (a pipe), and the records are
@@ -684,6 +687,64 @@ int main(void)
 	}
 	tap_int_eq(c.exits, 1, "once it ends without a record: said gone, "
 		   "once");
+
+	/* 8. With the lock's records (mt_perf_test_lock()): T's munmap of
+	 * [q0, q0 + 3 pages) takes the lock and runs; U's mmap takes the
+	 * lock after it and the kernel gives it the last of those pages,
+	 * anonymous and rw- as the model still has it.  That page was no
+	 * difference between the record and the model, so T's munmap was
+	 * not applied before U's record: U's map was not logged, and T's
+	 * exit unmapped U's page (perfmode.py's mapstorm: 12,770-12,777
+	 * pages logged for 12,776). */
+	i = mt_perf_test_lock(s);
+	if (tap_ok(i > 0, "the lock's records")) {
+		uint64_t q0 = (uint64_t)(uintptr_t)area + 2 * PAGE;
+		uint16_t lock = (uint16_t)i;
+		uint8_t b[128] = { 0 };
+		struct perf_event_header *h = (struct perf_event_header *)b;
+		uint8_t *r = b + sizeof(*h);
+		uint32_t rsize = 32, u32;
+
+		child_do(&c, 'u', (uint64_t)(uintptr_t)area, 9 * PAGE);
+		child_do(&c, 'm', q0, 3 * PAGE);
+		mt_refresh_full(s, p, pid, false);
+		c.n = 0;
+		t0 = now_ns();
+		v[0] = q0;
+		v[1] = 3 * PAGE;
+		feed_call(s, "munmap", SYS_munmap, true, pid, tid_t, t0, v, 2);
+		/* T's lock: { header; id; pid, tid; time; size; raw } */
+		h->type = PERF_RECORD_SAMPLE;
+		h->size = (uint16_t)(sizeof(*h) + 28 + rsize + 4);
+		u32 = (uint32_t)pid;
+		memcpy(r + 8, &u32, 4);
+		u32 = (uint32_t)tid_t;
+		memcpy(r + 12, &u32, 4);
+		t1 = t0 + 100;
+		memcpy(r + 16, &t1, 8);
+		memcpy(r + 24, &rsize, 4);
+		memcpy(r + 28, &lock, 2);
+		r[28 + 24] = 1;		/* write */
+		r[28 + 25] = 1;		/* success */
+		mt_perf_test_record(s, h);
+		tap_ok(child_do(&c, 'u', q0, 3 * PAGE) &&
+		       child_do(&c, 'm', q0 + 2 * PAGE, PAGE),
+		       "T's munmap and U's mmap ran");
+		feed_mmap2(s, pid, tid_u, t0 + 200, q0 + 2 * PAGE, PAGE);
+		v[0] = 0;
+		feed_call(s, "munmap", SYS_munmap, false, pid, tid_t, t0 + 300,
+			  v, 1);
+		mt_perf_test_round(s, now_ns(), now_ns());
+		tap_int_eq(pages(&c, MAPTAP_EV_MAP, tid_u, q0, q0 + 3 * PAGE),
+			   1, "the page the kernel gave U's mmap at once: "
+			   "mapped in U's name");
+		tap_int_eq(pages(&c, MAPTAP_EV_UNMAP, tid_t, q0,
+				 q0 + 3 * PAGE), 3,
+			   "T's 3 pages unmapped in T's name, before");
+		tap_int_eq(pages(&c, MAPTAP_EV_UNMAP, tid_t, q0 + 2 * PAGE,
+				 q0 + 3 * PAGE), 1, "U's page not unmapped "
+			   "again by T's exit");
+	}
 
 	maptap_session_free(s);
 	close(c.cmd);
