@@ -688,7 +688,7 @@ int main(void)
 	tap_int_eq(c.exits, 1, "once it ends without a record: said gone, "
 		   "once");
 
-	/* 8. With the lock's records (mt_perf_test_lock()): T's munmap of
+	/* 9. With the lock's records (mt_perf_test_lock()): T's munmap of
 	 * [q0, q0 + 3 pages) takes the lock and runs; U's mmap takes the
 	 * lock after it and the kernel gives it the last of those pages,
 	 * anonymous and rw- as the model still has it.  That page was no
