@@ -474,15 +474,20 @@ static int ring_at(const struct mt_perf *f, int cpu)
 	return f->shard * f->ncpu + cpu;
 }
 
-/* Whether some ring of CPU is open: a group was opened there. */
-static bool cpu_has_ring(const struct mt_perf *f, int cpu)
+/* A ring of CPU that is open (a group was opened there), or -1. */
+static int any_ring(const struct mt_perf *f, int cpu)
 {
 	int k;
 
 	for (k = 0; k < f->nshard; k++)
 		if (f->ring_fd[k * f->ncpu + cpu] >= 0)
-			return true;
-	return false;
+			return k * f->ncpu + cpu;
+	return -1;
+}
+
+static bool cpu_has_ring(const struct mt_perf *f, int cpu)
+{
+	return any_ring(f, cpu) >= 0;
 }
 
 /* Rings per CPU for an attach to a process of NTHREADS threads: one
@@ -529,11 +534,14 @@ static int open_one(struct mt_perf *f, struct perf_event_attr *a, pid_t tid,
 		if (err == -EPERM)	/* perf_event_mlock_kb: 512 KiB */
 			err = mt_perf_ring_map(&f->ring[r], fd,
 					       MT_PERF_PAGES / 32);
+		if (err == -EPERM && (r = any_ring(f, cpu)) >= 0)
+			goto share;	/* a user's limit: one ring a CPU */
 		if (err)
 			return err;
 		f->ring_fd[r] = fd;
 		return 0;
 	}
+share:
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, f->ring_fd[r]) != 0)
 		return -errno;
 	return 0;
