@@ -73,7 +73,7 @@
 /* At most this many rings per CPU, the threads found at an attach
  * dealt out among them (nshard_for()); their pages share
  * MT_PERF_PAGES. */
-#define MT_PERF_SHARDS 16
+#define MT_PERF_SHARDS 4
 /* How long a difference found by a confirmation must last, with no
  * record over its range, before it is taken for the model's: a call's
  * record is written at its exit, microseconds after its change. */
@@ -442,7 +442,9 @@ static void attr_base(struct mt_perf *f, struct perf_event_attr *a)
 	a->clockid = CLOCK_MONOTONIC;
 	a->exclude_hv = 1;
 	a->watermark = 1;
-	a->wakeup_watermark = 256 * 1024;	/* wake early: never fill up */
+	/* Wake early, never fill up: at 1/32 of a ring (256 KiB of 8 MiB;
+	 * a ring of a shard is smaller, nshard_for()). */
+	a->wakeup_watermark = MT_PERF_PAGES * 4096 / 32 / f->nshard;
 	/* Records lost just before the end have no PERF_RECORD_LOST yet
 	 * (the kernel writes one once the ring has room): read(2) gives
 	 * the count (count_unreported_lost()). */
@@ -491,7 +493,10 @@ static bool cpu_has_ring(const struct mt_perf *f, int cpu)
 }
 
 /* Rings per CPU for an attach to a process of NTHREADS threads: one
- * per 8 threads, a power of two, at most MT_PERF_SHARDS.
+ * per 8 threads, a power of two, at most MT_PERF_SHARDS (4: a ring of
+ * 2 MiB; with 8 of 1 MiB a thread making 4 mapping threads at a time
+ * beside 200 idle ones lost 1,000-4,000 records in 2 runs of 3, with 16
+ * of 512 KiB 13,000-18,000 in every run -- a fresh helper's finding).
  *
  * Each event of a task made by an inherited clone wakes, as it exits,
  * every event that writes into its parent event's ring: the kernel's
@@ -502,8 +507,8 @@ static bool cpu_has_ring(const struct mt_perf *f, int cpu)
  * thread's exit cost (2 x 30) x (30 x N) wakeups on 2 CPUs, N the
  * threads found -- 200 idle threads beside one that makes threads
  * took its creations from 1,500/s to 80/s, and slowed other programs
- * on the machine (bench/tracer/threadrate.sh).  Dealt out among
- * rings, each list holds the groups of about 8 threads. */
+ * on the machine (bench/tracer/threadrate.sh).  Dealt out among 4
+ * rings, each list holds a quarter of them: 59/s -> 286/s. */
 static int nshard_for(size_t nthreads)
 {
 	int n = 1;

@@ -454,10 +454,10 @@ else:
 # perf_event_exit_event(), ring_buffer_wakeup()).  With one ring per CPU
 # that was every group of every thread found at the attach: a thread
 # that made threads beside 150 idle ones made 0.075 as many a second as
-# beside none (117/s against 1,560/s; with 200 idle, 45/s), 0.48-0.69
-# (pinned to one CPU too) since the threads are dealt out among up to 16
-# rings per CPU.  The two rates are measured one after the other in this
-# run; the bound leaves room on either side.
+# beside none (117/s against 1,560/s; with 200 idle, 45/s), 0.29 since
+# the threads are dealt out among up to 4 rings per CPU.  The two rates
+# are measured one after the other in this run; the bound leaves room on
+# either side.
 def make_rate(idle):
     """Threads made per second by t_threadmaker beside IDLE idle
     threads, under maptap --events=perf -x."""
