@@ -2298,6 +2298,13 @@ static void proc_gone(struct maptap_session *s, struct mt_proc *p,
 			s->launched_reaped = true;
 			s->exit_status = status = st;
 		}
+	} else if (s->launched && p->pid == s->launched_pid) {
+		/* Reaped by the run loop before its exit record was read
+		 * (mt_perf_run()): its status is the one waitpid gave, a
+		 * death by a signal included (was logged "exit status 0":
+		 * a fault's SIGSEGV, -T's SIGTERM; a fresh helper's
+		 * finding). */
+		status = s->exit_status;
 	}
 	proc_event(&ev, MAPTAP_EV_EXIT, p->pid, tid, time);
 	ev.status = status < 0 ? 0 : status;

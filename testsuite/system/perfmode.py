@@ -310,7 +310,11 @@ for what, cmd in (("main returns with a thread waiting",
                   # no exit_group: the status of exit(2), of a signal
                   ("children that end by exit(2) or a signal",
                    "sh -c '%s sysexit 6; %s segv; sleep 5 & kill -TERM "
-                   "$!; wait; true'" % (texit, texit))):
+                   "$!; wait; true'" % (texit, texit)),
+                  # the command itself: reaped by the run loop before
+                  # its exit record was read, it was logged "exit
+                  # status 0" (a fresh helper's finding)
+                  ("the command killed by a signal", "%s segv" % texit)):
     # The killed child may or may not have exec'd sleep by then: its
     # exit is the point, not its exec.
     kinds = ("exit",) if "kill" in cmd else ("exit", "exec")
