@@ -487,11 +487,6 @@ static int any_ring(const struct mt_perf *f, int cpu)
 	return -1;
 }
 
-static bool cpu_has_ring(const struct mt_perf *f, int cpu)
-{
-	return any_ring(f, cpu) >= 0;
-}
-
 /* Rings per CPU for an attach to a process of NTHREADS threads: one
  * per 8 threads, a power of two, at most MT_PERF_SHARDS (4: a ring of
  * 2 MiB; with 8 of 1 MiB a thread making 4 mapping threads at a time
@@ -665,6 +660,7 @@ static int open_groups(struct mt_perf *f, pid_t tid, int pin,
 	int cpu, err = 0, tries, opened = 0;
 
 	for (cpu = 0; cpu < f->ncpu; cpu++) {
+		int r = ring_at(f, cpu);
 		bool offline = false;
 
 		f->lead[cpu] = -1;
@@ -682,7 +678,7 @@ static int open_groups(struct mt_perf *f, pid_t tid, int pin,
 		 * 100). */
 		for (tries = 0; tries < MT_PERF_OPEN_TRIES; tries++) {
 			size_t from = f->nfds;
-			bool owner = f->ring_fd[ring_at(f, cpu)] < 0;
+			bool owner = f->ring_fd[r] < 0;
 
 			err = open_group(f, tid, cpu);
 			if (!err) {
@@ -693,12 +689,12 @@ static int open_groups(struct mt_perf *f, pid_t tid, int pin,
 				err = -ESRCH;
 				break;
 			}
-			if (owner && f->ring_fd[ring_at(f, cpu)] >= 0) {
+			if (owner && f->ring_fd[r] >= 0) {
 				/* The ring its leader mapped has no record
 				 * yet (the leader is off until enabled):
 				 * it goes with the group. */
-				mt_perf_ring_unmap(&f->ring[ring_at(f, cpu)]);
-				f->ring_fd[ring_at(f, cpu)] = -1;
+				mt_perf_ring_unmap(&f->ring[r]);
+				f->ring_fd[r] = -1;
 			}
 			drop_fds(f, from);
 			(*retries)++;
@@ -709,7 +705,7 @@ static int open_groups(struct mt_perf *f, pid_t tid, int pin,
 			if (offline || (err != -ENODEV && err != -EINVAL))
 				break;
 		}
-		if (offline && !cpu_has_ring(f, cpu)) {
+		if (offline && any_ring(f, cpu) < 0) {
 			f->cpu_ok[cpu] = 0;
 			err = 0;
 			continue;
