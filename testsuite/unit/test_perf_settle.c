@@ -153,20 +153,18 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* Feed a sys_enter_/sys_exit_ record of CALL (nr NR) by PID/TID at TIME,
- * with its arguments (enter) or its return value (exit, V[0]). */
-static void feed_call(struct maptap_session *s, const char *call, int nr,
-		      bool enter, pid_t pid, pid_t tid, uint64_t time,
-		      const uint64_t *v, size_t nv)
+/* Feed a tracepoint sample of tracepoint id TYPE by PID/TID at TIME,
+ * its raw fields after the common ones FIELDS[0..N) (N <= 200). */
+static void feed_sample(struct maptap_session *s, uint16_t type, pid_t pid,
+			pid_t tid, uint64_t time, const void *fields,
+			size_t n)
 {
 	/* header; u64 id; u32 pid, tid; u64 time; u32 size; raw:
-	 * u16 type; u8 flags, preempt; i32 pid; i32 nr; pad; u64 v[] */
+	 * u16 type; u8 flags, preempt; i32 pid; fields */
 	uint8_t b[256] = { 0 };
 	struct perf_event_header *h = (struct perf_event_header *)b;
 	uint8_t *r = b + sizeof(*h);
-	uint32_t u32, rsize = 16 + 8 * (uint32_t)nv;
-	uint16_t type = (uint16_t)mt_perf_test_tp(call, enter);
-	int32_t i32 = nr;
+	uint32_t u32, rsize = 8 + (uint32_t)n;
 
 	h->type = PERF_RECORD_SAMPLE;
 	h->size = (uint16_t)(sizeof(*h) + 28 + rsize + 4);
@@ -178,9 +176,24 @@ static void feed_call(struct maptap_session *s, const char *call, int nr,
 	memcpy(r + 24, &rsize, 4);
 	memcpy(r + 28, &type, 2);
 	memcpy(r + 28 + 4, &u32, 4);
-	memcpy(r + 28 + 8, &i32, 4);
-	memcpy(r + 28 + 16, v, 8 * nv);
+	memcpy(r + 28 + 8, fields, n);
 	mt_perf_test_record(s, h);
+}
+
+/* Feed a sys_enter_/sys_exit_ record of CALL (nr NR) by PID/TID at TIME,
+ * with its arguments (enter) or its return value (exit, V[0]). */
+static void feed_call(struct maptap_session *s, const char *call, int nr,
+		      bool enter, pid_t pid, pid_t tid, uint64_t time,
+		      const uint64_t *v, size_t nv)
+{
+	/* i32 nr; pad; u64 v[] */
+	uint8_t f[8 + 6 * 8] = { 0 };
+	int32_t i32 = nr;
+
+	memcpy(f, &i32, 4);
+	memcpy(f + 8, v, 8 * nv);
+	feed_sample(s, (uint16_t)mt_perf_test_tp(call, enter), pid, tid, time,
+		    f, 8 + 8 * nv);
 }
 
 /* Feed the PERF_RECORD_MMAP2 of an anonymous rw- mapping [A, A + LEN)
@@ -699,11 +712,8 @@ int main(void)
 	i = mt_perf_test_lock(s);
 	if (tap_ok(i > 0, "the lock's records")) {
 		uint64_t q0 = (uint64_t)(uintptr_t)area + 2 * PAGE;
-		uint16_t lock = (uint16_t)i;
-		uint8_t b[128] = { 0 };
-		struct perf_event_header *h = (struct perf_event_header *)b;
-		uint8_t *r = b + sizeof(*h);
-		uint32_t rsize = 32, u32;
+		/* mm; u64 memcg_id; bool write, success; pad */
+		uint8_t lock[24] = { 0 };
 
 		child_do(&c, 'u', (uint64_t)(uintptr_t)area, 9 * PAGE);
 		child_do(&c, 'm', q0, 3 * PAGE);
@@ -713,20 +723,9 @@ int main(void)
 		v[0] = q0;
 		v[1] = 3 * PAGE;
 		feed_call(s, "munmap", SYS_munmap, true, pid, tid_t, t0, v, 2);
-		/* T's lock: { header; id; pid, tid; time; size; raw } */
-		h->type = PERF_RECORD_SAMPLE;
-		h->size = (uint16_t)(sizeof(*h) + 28 + rsize + 4);
-		u32 = (uint32_t)pid;
-		memcpy(r + 8, &u32, 4);
-		u32 = (uint32_t)tid_t;
-		memcpy(r + 12, &u32, 4);
-		t1 = t0 + 100;
-		memcpy(r + 16, &t1, 8);
-		memcpy(r + 24, &rsize, 4);
-		memcpy(r + 28, &lock, 2);
-		r[28 + 24] = 1;		/* write */
-		r[28 + 25] = 1;		/* success */
-		mt_perf_test_record(s, h);
+		lock[16] = lock[17] = 1;	/* a write lock, taken */
+		feed_sample(s, (uint16_t)i, pid, tid_t, t0 + 100, lock,
+			    sizeof(lock));
 		tap_ok(child_do(&c, 'u', q0, 3 * PAGE) &&
 		       child_do(&c, 'm', q0 + 2 * PAGE, PAGE),
 		       "T's munmap and U's mmap ran");
