@@ -31,21 +31,51 @@ static int pad(struct maptap_script_buf *out, char c, int n)
 	return n > 0 ? maptap_script_buf_addrep(out, c, n) : 0;
 }
 
+/* NUM's digits in BASE (8, 10 or 16), written backwards from END;
+ * returns how many.  Division by a constant, not by a variable: this
+ * runs for every number of every printf. */
+static int to_digits(char *end, uint64_t num, unsigned base, bool upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char *p = end;
+
+	switch (base) {
+	case 16:
+		do {
+			*--p = digits[num & 15];
+			num >>= 4;
+		} while (num);
+		break;
+	case 8:
+		do {
+			*--p = (char)('0' + (num & 7));
+			num >>= 3;
+		} while (num);
+		break;
+	default:
+		do {
+			*--p = (char)('0' + num % 10);
+			num /= 10;
+		} while (num);
+	}
+	return (int)(end - p);
+}
+
 /* The kernel's number(): sign, "0x"/"0" prefix, zero or space padding,
- * precision as a minimum digit count. */
+ * precision as a minimum digit count.  The whole field is laid out
+ * first and written with one reservation of OUT. */
 static int render_number(struct maptap_script_buf *out, uint64_t num,
 			 const struct spec *s)
 {
-	static const char lower[] = "0123456789abcdef";
-	static const char upper[] = "0123456789ABCDEF";
-	const char *digits = s->conv == 'X' ? upper : lower;
 	unsigned base = 10;
 	bool sign = s->conv == 'd' || s->conv == 'i';
 	bool special = has(s, MAPTAP_SCRIPT_FMT_ALT) || s->conv == 'p';
 	bool left = has(s, MAPTAP_SCRIPT_FMT_LEFT);
 	bool zero = has(s, MAPTAP_SCRIPT_FMT_ZERO) && !left;
-	int size = s->width, precision = s->precision, i = 0, rc = 0;
-	char tmp[66], signc = 0;
+	int size = s->width, precision = s->precision, i, nprefix = 0;
+	size_t lead, zeros, trail, total;
+	char tmp[66], prefix[3], *w;
+	int rc;
 
 	if (s->conv == 'o')
 		base = 8;
@@ -53,44 +83,50 @@ static int render_number(struct maptap_script_buf *out, uint64_t num,
 		base = 16;
 	if (sign) {
 		if ((int64_t)num < 0) {
-			signc = '-';
+			prefix[nprefix++] = '-';
 			num = -num;
 			size--;
 		} else if (has(s, MAPTAP_SCRIPT_FMT_PLUS)) {
-			signc = '+';
+			prefix[nprefix++] = '+';
 			size--;
 		} else if (has(s, MAPTAP_SCRIPT_FMT_SPACE)) {
-			signc = ' ';
+			prefix[nprefix++] = ' ';
 			size--;
 		}
 	}
-	if (special)
-		size -= base == 16 ? 2 : base == 8 ? 1 : 0;
-	do {
-		tmp[i++] = digits[num % base];
-		num /= base;
-	} while (num);
+	if (special && base == 16) {
+		prefix[nprefix++] = '0';
+		prefix[nprefix++] = s->conv == 'X' ? 'X' : 'x';
+		size -= 2;
+	} else if (special && base == 8) {
+		prefix[nprefix++] = '0';
+		size--;
+	}
+	i = to_digits(tmp + sizeof(tmp), num, base, s->conv == 'X');
 	if (i > precision)
 		precision = i;
 	size -= precision;
-	if (!zero && !left)
-		rc = pad(out, ' ', size);
-	if (!rc && signc)
-		rc = maptap_script_buf_addc(out, signc);
-	if (!rc && special && base == 8)
-		rc = maptap_script_buf_addc(out, '0');
-	if (!rc && special && base == 16)
-		rc = maptap_script_buf_add(out, s->conv == 'X' ? "0X" : "0x",
-					   2);
-	if (!rc && zero)
-		rc = pad(out, '0', size);
-	if (!rc)
-		rc = pad(out, '0', precision - i);
-	while (!rc && i > 0)
-		rc = maptap_script_buf_addc(out, tmp[--i]);
-	if (!rc && left)
-		rc = pad(out, ' ', size);
-	return rc;
+	lead = !zero && !left && size > 0 ? (size_t)size : 0;
+	zeros = (zero && size > 0 ? (size_t)size : 0) +
+		(size_t)(precision - i);
+	trail = left && size > 0 ? (size_t)size : 0;
+	total = lead + (size_t)nprefix + zeros + (size_t)i + trail;
+	rc = maptap_script_buf_reserve(out, total);
+	if (rc)
+		return rc;
+	w = out->s + out->len;
+	memset(w, ' ', lead);
+	w += lead;
+	memcpy(w, prefix, (size_t)nprefix);
+	w += nprefix;
+	memset(w, '0', zeros);
+	w += zeros;
+	memcpy(w, tmp + sizeof(tmp) - i, (size_t)i);
+	w += i;
+	memset(w, ' ', trail);
+	out->len += total;
+	out->s[out->len] = '\0';
+	return 0;
 }
 
 /* %c: the byte, or with '#' its C escape, padded to the width. */
