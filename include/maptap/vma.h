@@ -84,6 +84,16 @@ enum maptap_vma_kind maptap_vma_kind_of(const char *name, size_t name_len,
  * 5 bytes; returns OUT.  Pure; thread-safe. */
 char *maptap_perms_str(uint32_t perms, char out[5]);
 
+/* Bytes maptap_dev_str() needs: two 8-digit numbers, ':' and NUL. */
+#define MAPTAP_DEV_STR_MAX 18
+
+/* Write "MAJ:MIN" in lower-case hex, each at least two digits, into OUT
+ * (MAPTAP_DEV_STR_MAX bytes) and return OUT: what /proc/PID/maps shows
+ * ("%02x:%02x", show_vma_header_prefix() in fs/proc/task_mmu.c), without
+ * the cost of a printf.  Pure; thread-safe. */
+char *maptap_dev_str(uint32_t major, uint32_t minor,
+		     char out[MAPTAP_DEV_STR_MAX]);
+
 /* A growable array of VMAs that owns their names.  Not thread-safe; one
  * owner at a time.  Zero-initialize, fill with maptap_vma_buf_push() or the
  * maps readers, release with maptap_vma_buf_free().

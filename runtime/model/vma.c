@@ -74,6 +74,32 @@ char *maptap_perms_str(uint32_t perms, char out[5])
 	return out;
 }
 
+/* N in lower-case hex, at least two digits, at OUT; returns the end. */
+static char *hex02(char *out, uint32_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[8], *p = tmp + sizeof(tmp);
+
+	do {
+		*--p = digits[n & 15];
+		n >>= 4;
+	} while (n);
+	if (p == tmp + sizeof(tmp) - 1)
+		*--p = '0';
+	memcpy(out, p, (size_t)(tmp + sizeof(tmp) - p));
+	return out + (tmp + sizeof(tmp) - p);
+}
+
+char *maptap_dev_str(uint32_t major, uint32_t minor,
+		     char out[MAPTAP_DEV_STR_MAX])
+{
+	char *p = hex02(out, major);
+
+	*p++ = ':';
+	*hex02(p, minor) = '\0';
+	return out;
+}
+
 int maptap_vma_buf_push(struct maptap_vma_buf *buf, const struct maptap_vma *v)
 {
 	size_t need = buf->names_len + v->name_len + 1;

@@ -198,15 +198,15 @@ static void json_cstr(FILE *fp, const char *s)
 
 static void json_vma(FILE *fp, const struct maptap_vma *v)
 {
-	char perms[5];
+	char perms[5], dev[MAPTAP_DEV_STR_MAX];
 	bool file = maptap_vma_has_file(v);
 
 	maptap_perms_str(v->perms, perms);
+	maptap_dev_str(v->dev_major, v->dev_minor, dev);
 	fprintf(fp, "\"start\":\"0x%" PRIx64 "\",\"end\":\"0x%" PRIx64
 		"\",\"offset\":\"0x%" PRIx64 "\",\"perms\":\"%s\","
-		"\"dev\":\"%02x:%02x\",\"inode\":%" PRIu64 ",\"path\":",
-		v->start, v->end, v->offset, perms, v->dev_major,
-		v->dev_minor, v->inode);
+		"\"dev\":\"%s\",\"inode\":%" PRIu64 ",\"path\":",
+		v->start, v->end, v->offset, perms, dev, v->inode);
 	if (file)
 		mt_json_str(fp, v->name, v->name_len);
 	else

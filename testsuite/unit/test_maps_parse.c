@@ -294,6 +294,28 @@ static void test_perms(void)
 		   "an inode makes any name a file");
 }
 
+/* maptap_dev_str() against the kernel's "%02x:%02x" */
+static void test_dev(void)
+{
+	static const uint32_t n[] = { 0, 1, 0xf, 0x10, 0xfe, 0xff, 0x100,
+				      0x103, 0xfff, 0x1000, 0xfffff,
+				      0x7fffffff, 0xffffffff };
+	char got[MAPTAP_DEV_STR_MAX], want[32];
+	size_t i, j;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(n) / sizeof(n[0]); i++)
+		for (j = 0; j < sizeof(n) / sizeof(n[0]); j++) {
+			snprintf(want, sizeof(want), "%02x:%02x", n[i], n[j]);
+			if (strcmp(maptap_dev_str(n[i], n[j], got), want)) {
+				tap_str_eq(got, want, "dev string");
+				bad++;
+			}
+		}
+	tap_ok(!bad, "dev strings equal %%02x:%%02x for %zu pairs",
+	       i * j);
+}
+
 int main(void)
 {
 	test_names();
@@ -303,5 +325,6 @@ int main(void)
 	test_parse_text();
 	test_buf();
 	test_perms();
+	test_dev();
 	return tap_done();
 }

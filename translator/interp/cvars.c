@@ -136,13 +136,14 @@ static const char *where_str(const struct maptap_module_desc *w, int id)
 static void vma_str(struct maptap_script_buf *b, const struct maptap_vma *v,
 		    int what)
 {
-	char perms[5];
+	char perms[5], dev[MAPTAP_DEV_STR_MAX];
 
 	if (what == CV_PERMS) {
 		maptap_script_buf_adds(b, maptap_perms_str(v->perms, perms));
 	} else if (what == CV_DEV) {
-		maptap_script_buf_printf(b, "%02x:%02x", v->dev_major,
-					 v->dev_minor);
+		/* not a printf: the default log reads $dev on every event */
+		maptap_script_buf_adds(b, maptap_dev_str(v->dev_major,
+							 v->dev_minor, dev));
 	} else {
 		maptap_script_buf_add(b, v->name, v->name_len);
 	}
