@@ -72,7 +72,8 @@ one() {	# one BIN: the figures of one run
 		rm -f "$out.in"
 	fi
 	if [ -n "$tp" ]; then
-		kill -INT $tp
+		# maptap -x ends with its target; perf record needs the INT
+		kill -INT $tp 2>/dev/null
 		wait $tp 2>/dev/null
 	fi
 	echo "$v"
