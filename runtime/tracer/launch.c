@@ -116,6 +116,28 @@ static void child(int go_fd, const struct maptap_session_opts *seccomp,
 	_exit(127);
 }
 
+/* maptap could not take the command PID (opening its events, seizing it
+ * or recording it failed).  Kill and reap it.  True when it had died by
+ * itself before that: a signal to the whole process group (a terminal's
+ * ^C, timeout(1)) reached it while it waited for its go.  That is the
+ * command's end, as untraced, not maptap's failure: the session keeps
+ * its status as the run's, with nothing left to trace.  A SIGKILL is
+ * taken for maptap's own (one sent to the group ends maptap too). */
+static bool died_before_go(struct maptap_session *s, pid_t pid)
+{
+	int st;
+
+	kill(pid, SIGKILL);
+	if (mt_wait_blocking(s, pid, &st) != pid ||
+	    (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL))
+		return false;
+	s->launched = true;
+	s->launched_pid = pid;
+	s->launched_reaped = true;
+	s->exit_status = st;
+	return true;
+}
+
 int maptap_session_launch(struct maptap_session *s, char *const argv[],
 			  pid_t *pid_out)
 {
@@ -163,15 +185,13 @@ int maptap_session_launch(struct maptap_session *s, char *const argv[],
 	close(go[0]);
 	if (s->perf && (err = mt_perf_launch(s, pid)) != 0) {
 		close(go[1]);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		return err;
+		goto not_taken;
 	}
 	if (!s->perf && ptrace(PTRACE_SEIZE, pid, 0L, opts) != 0) {
 		err = -errno;
 		close(go[1]);
-		kill(pid, SIGKILL);
-		mt_wait_blocking(s, pid, NULL);
+		if (died_before_go(s, pid))
+			goto ended;
 		return mt_error(s, err, "cannot trace the command: ptrace: %s",
 				strerror(-err));
 	}
@@ -179,21 +199,31 @@ int maptap_session_launch(struct maptap_session *s, char *const argv[],
 	p = mm ? mt_proc_new(s, pid, mm) : NULL;
 	if (!p || !mt_thread_add(s, pid, p)) {
 		close(go[1]);
-		kill(pid, SIGKILL);
-		mt_wait_blocking(s, pid, NULL);
-		return mt_error(s, -ENOMEM, "out of memory");
+		err = mt_error(s, -ENOMEM, "out of memory");
+		goto not_taken;
 	}
 	/* The model is built at the exec event; until then the child is
 	 * maptap's own code. */
 	s->launched = true;
 	s->launched_pid = pid;
-	if (write(go[1], "g", 1) != 1) {
+	/* EPIPE: it died before reading its go (a signal to the process
+	 * group); the loop reaps it and logs its exit, as after its exec. */
+	if (write(go[1], "g", 1) != 1 && errno != EPIPE) {
 		err = -errno;
 		close(go[1]);
 		return mt_error(s, err, "cannot start the command: %s",
 				strerror(-err));
 	}
 	close(go[1]);
+	*pid_out = pid;
+	return 0;
+
+not_taken:	/* ERR is set, and said (mt_error()) */
+	if (!died_before_go(s, pid))
+		return err;
+ended:
+	/* what the failure said is not the run's error */
+	s->errmsg[0] = '\0';
 	*pid_out = pid;
 	return 0;
 }

@@ -2836,6 +2836,15 @@ static void reap_silent(struct maptap_session *s)
 		}
 		if (s->perf->applied_ns <= p->perf_gone)
 			continue;
+		/* The command killed before its exec (a signal to the whole
+		 * process group, as timeout(1) sends): its events, enabled
+		 * by the exec (enable_on_exec), had nothing to say, and
+		 * waitpid gave its status.  Nothing was lost. */
+		if (s->launched && p->pid == s->launched_pid &&
+		    s->launched_reaped && !p->ready) {
+			proc_gone(s, p, p->pid, mt_now_ns());
+			continue;
+		}
 		s->stats.lost_threads += (uint64_t)p->nthreads;
 		mt_diag(s, "pid %d: gone without an exit record (records lost: its last changes may be missing)",
 			(int)p->pid);
