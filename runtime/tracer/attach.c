@@ -276,6 +276,17 @@ int maptap_session_attach(struct maptap_session *s, pid_t pid)
 		return mt_error(s, err, "cannot attach to process %d: %s",
 				(int)pid, strerror(-err));
 	}
+	/* Maps that cannot be read refuse the attach before anything is
+	 * logged (root on another user namespace's init: EACCES): a log
+	 * of an attach and its "detach error" was left of a process never
+	 * traced.  Gone (-ESRCH) is the refresh's to find. */
+	err = mt_ensure_reader(s, p);
+	if (err && err != -ESRCH) {
+		free(held);
+		undo(s, p);
+		return mt_error(s, err, "cannot read the maps of process %d: %s",
+				(int)pid, strerror(-err));
+	}
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = MAPTAP_EV_ATTACH;
 	ev.pid = ev.tid = pid;

@@ -3031,6 +3031,15 @@ int mt_perf_attach(struct maptap_session *s, pid_t pid, bool *fallback)
 			*fallback = true;
 		return *fallback ? 0 : err;
 	}
+	/* As in ptrace mode (attach.c): unreadable maps refuse the
+	 * attach before its event is logged. */
+	err = mt_ensure_reader(s, p);
+	if (err && err != -ESRCH) {
+		forget_proc_threads(s, p, 0);
+		mt_proc_del(s, p);
+		return mt_error(s, err, "cannot read the maps of process %d: %s",
+				(int)pid, strerror(-err));
+	}
 	proc_event(&ev, MAPTAP_EV_ATTACH, pid, pid, mt_now_ns());
 	ev.path = p->exe;
 	mt_emit(s, &ev);

@@ -231,9 +231,9 @@ for sig in (signal.SIGINT, signal.SIGTERM):
          % (signal.Signals(sig).name, 128 + sig))
 
 # Refused inputs: one line on stderr, status 1.
-def refused(args, want, name, prefix=()):
+def refused(args, want, name, prefix=(), env=None):
     r = t.maptap(args, json_out=False, verify=False, timeout=30,
-                 prefix=prefix)
+                 prefix=prefix, env=env)
     lines = r.stderr.splitlines()
     good = r.status == 1 and len(lines) == 1 and want in lines[0]
     if not t.ok(good, "refused: %s" % name):
@@ -285,6 +285,25 @@ if os.geteuid() == 0 and setpriv:
                     "--clear-groups"])
 else:
     t.skip("permission denied: needs root and setpriv")
+
+# Maps that cannot be read (root, a sandbox's pid 1 of another user
+# namespace), where perf_event_open succeeds: perf mode logged an attach,
+# a "detach error" and the log's header before its error line (a fresh
+# helper's finding).  A shim makes maptap's open of the maps fail.
+nomaps = t.build("t_nomaps", shared=True)
+env = dict(os.environ, LD_PRELOAD=nomaps, MT_NOMAPS_PID=str(pid))
+env["ASAN_OPTIONS"] = ":".join(
+    o for o in (os.environ.get("ASAN_OPTIONS"), "verify_asan_link_order=0")
+    if o)
+for events in ("ptrace", "perf"):
+    if events == "perf" and t.perf_unavailable():
+        t.skip("maps unreadable, perf: perf mode not available here")
+        continue
+    refused(["--events=" + events, "-x", str(pid)],
+            "cannot read the maps of process %d" % pid,
+            "maps unreadable (%s)" % events, env=env)
+    t.eq(t.tracer_pid(pid), 0, "maps unreadable (%s): the target is not "
+         "left traced" % events)
 
 # Already traced: a second maptap names the first.
 mp, full, jsonfile = start_maptap(["-x", str(pid)], verify=False)
