@@ -333,7 +333,7 @@ static void detach_running(struct maptap_session *s, struct mt_thread *t,
 				return;
 			continue;
 		}
-		if (mt_thread_unstoppable(t->tid) ||
+		if (mt_thread_unstoppable(t) ||
 		    __atomic_load_n(&s->detach_req, __ATOMIC_SEQ_CST)) {
 			mt_diag(s, "pid %d: thread %d cannot stop now to be let go for %s",
 				(int)t->proc->pid, (int)t->tid, why);
@@ -1154,9 +1154,9 @@ static void let_go_unstoppable(struct maptap_session *s)
 		struct mt_thread *t = mt_thread_at(s, i);
 
 		if (!t || t->stopped ||
-		    !mt_thread_unstoppable(t->tid))
+		    !mt_thread_unstoppable(t))
 			continue;
-		mt_diag(s, "pid %d: thread %d cannot stop now (in an uninterruptible sleep, such as a vfork parent waiting for its child's exec): it is let go when maptap exits",
+		mt_diag(s, "pid %d: thread %d cannot stop now (in an uninterruptible sleep for 0.1 s, such as a vfork parent waiting for its child's exec): it is let go when maptap exits",
 			(int)t->proc->pid, (int)t->tid);
 		detach_thread(s, t, 0, "signal", 0);
 	}

@@ -69,17 +69,36 @@ int mt_proc_state(pid_t pid, char *state)
 	return 0;
 }
 
-/* Whether thread TID cannot enter a ptrace stop now: asleep
- * uninterruptibly ('D': a vfork parent waits there until its child execs
- * or exits, which may be never) or a zombie ('Z': a leader that exited
- * before its threads).  A stop we asked for comes only when it wakes
- * (ptrace(2), PTRACE_INTERRUPT), so no wait may count on it. */
-bool mt_thread_unstoppable(pid_t tid)
+/* Whether thread T cannot enter a ptrace stop now: a zombie ('Z': a
+ * leader that exited before its threads), or asleep uninterruptibly
+ * ('D') at every look for MT_DSLEEP_NS or more: a vfork parent waits
+ * there until its child execs or exits, which may be never.  A shorter
+ * 'D' is a wait for a lock or a page -- a thread mapping while its
+ * siblings map waits for the mm's lock (down_write_killable() shows as
+ * 'D') -- after which the stop comes: taken for a vfork parent, it made
+ * -x of a mapping storm say "cannot stop now" one attach in three and
+ * read the maps without that thread (a fresh helper's finding).  A stop
+ * asked for comes only when the thread wakes (ptrace(2),
+ * PTRACE_INTERRUPT), so no wait may count on it.  Callers look again
+ * every millisecond or so (mt_wait_tick()). */
+bool mt_thread_unstoppable(struct mt_thread *t)
 {
 	char state;
+	uint64_t now;
 
-	return mt_proc_state(tid, &state) == 0 &&
-	       (state == 'D' || state == 'Z');
+	if (mt_proc_state(t->tid, &state) != 0 ||
+	    (state != 'D' && state != 'Z')) {
+		t->dsleep_ns = 0;
+		return false;
+	}
+	if (state == 'Z')
+		return true;
+	now = mt_now_ns();
+	if (!t->dsleep_ns) {
+		t->dsleep_ns = now;
+		return false;
+	}
+	return now - t->dsleep_ns >= MT_DSLEEP_NS;
 }
 
 /* Numeric field FIELD (1-based, as proc(5) numbers them; >= 3) of

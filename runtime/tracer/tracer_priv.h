@@ -159,6 +159,8 @@ struct mt_thread {
 	bool late;			/* could not stop at attach (vfork
 					 * parent): the snapshot was read
 					 * without it; resync at its first stop */
+	uint64_t dsleep_ns;		/* seen in 'D' at every look since
+					 * (mt_thread_unstoppable()); 0 not */
 	bool exiting;			/* past its PTRACE_EVENT_EXIT stop: it
 					 * runs no more user code */
 	struct mt_ustack *ustack;	/* pending returns (uprobe.c); NULL */
@@ -422,7 +424,11 @@ int mt_proc_status_long(pid_t pid, const char *field, long *out);
 int mt_proc_state(pid_t pid, char *state);
 int mt_proc_stat_field(pid_t pid, int field, long *out);
 int mt_proc_is_kthread(pid_t pid);
-bool mt_thread_unstoppable(pid_t tid);
+/* How long (ns) a thread must be seen in 'D' before it is taken for one
+ * that cannot stop now (a vfork parent): longer than a wait for the mm's
+ * lock or a page on a loaded machine. */
+#define MT_DSLEEP_NS 100000000ULL
+bool mt_thread_unstoppable(struct mt_thread *t);
 char *mt_proc_exe(pid_t pid);
 int mt_proc_tids(pid_t pid, pid_t **tids, size_t *n);
 int mt_same_mm(pid_t a, pid_t b);

@@ -7,6 +7,13 @@ before the attach or while traced), and an attach must not wait for that
 thread: it is traced from its first stop, with nothing it did missed.
 The test knows the vfork is in progress from the child's "ready" line,
 never from a sleep; every wait is bounded.
+
+4. A short uninterruptible sleep is not a vfork parent's: a thread that
+waited for the mm's lock ('D' too) was taken for one, so that -x of a
+mapping storm said "cannot stop now" one attach in three and read the
+maps without that thread (a fresh helper's finding).  A parent whose
+vfork children live 2 ms, asleep in 'D' nearly always, must stop for
+the attach like any thread.
 """
 import os
 import signal
@@ -111,5 +118,24 @@ lo, hi = t.reports(out).get("mapped", (0, 0))
 t.eq(t.history(r.events, lo, hi, pid), [("map", (lo, hi), "mmap", pid)],
      "late thread: its mmap after vfork() is one map event of its call")
 t.ok("cannot stop now" in r.stderr, "late thread: maptap says why it went on")
+
+# 4. Short sleeps in vfork: not a thread that cannot stop.
+tp = subprocess.Popen([prog, "churn", "1000000"], stdout=subprocess.PIPE,
+                      text=True)
+pid = int(tp.stdout.readline().split()[1])
+said = 0
+for i in range(5):
+    mp, full, jsonfile = start_maptap(pid)
+    t.wait_until(lambda: attached(jsonfile), what="the attach event")
+    mp.send_signal(signal.SIGINT)
+    r = t.finish(mp, full, jsonfile, timeout=60)
+    if "cannot stop now" in r.stderr or r.status != 0:
+        t.diag("attach %d: status %s, stderr %r" % (i, r.status, r.stderr))
+        said += 1
+t.eq(said, 0, "vfork churn: 5 attaches, each with every thread stopped "
+     "(no \"cannot stop now\"), each exits 0")
+t.eq(t.tracer_pid(pid), 0, "vfork churn: the target is not traced afterwards")
+tp.kill()
+tp.wait(timeout=60)
 
 t.done()

@@ -8,12 +8,17 @@
  * before it execs this program again as "child", which exits 0.  The
  * parent, once back, maps 7 pages, reports them as "mapped", and exits 0.
  * stdin is read a byte at a time so each process takes only its line.
+ *
+ * "churn N": prints "pid PID", then vforks N times, each child sleeping
+ * 2 ms before its _exit: the parent is asleep uninterruptibly ('D') most
+ * of the time, but never for long.
  */
 #include "t_common.h"
 
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 
 static void read_line(void)
 {
@@ -32,6 +37,26 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "child") == 0)
 		return 0;
+	if (argc > 2 && strcmp(argv[1], "churn") == 0) {
+		long i, rounds = atol(argv[2]);
+
+		n = snprintf(line, sizeof(line), "pid %d\n", (int)getpid());
+		if (write(1, line, (size_t)n) != n)
+			return 2;
+		for (i = 0; i < rounds; i++) {
+			c = vfork();
+			if (c == 0) {
+				struct timespec ts = { 0, 2000000 };
+
+				nanosleep(&ts, NULL);
+				_exit(0);
+			}
+			if (c < 0 || waitpid(c, &status, 0) != c ||
+			    status != 0)
+				return 4;
+		}
+		return 0;
+	}
 	n = snprintf(line, sizeof(line), "pid %d\n", (int)getpid());
 	if (write(1, line, (size_t)n) != n)
 		return 2;
