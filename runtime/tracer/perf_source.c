@@ -950,8 +950,53 @@ static void touch(struct mt_perf *f, struct mt_proc *p, uint64_t lo,
 }
 
 /* A whole read of P's mm, its changes as events without a call. */
+static void exec_wait_end(struct maptap_session *s, struct mt_proc *p,
+			  const char *path, size_t len);
+static int copy_vma(const struct maptap_vma *v, void *arg);
+
+/* Where the model's changes go: nowhere while P's image is being built
+ * by its execve (from its COMM record to its exit record), which the
+ * kernel does in steps -- the whole image mapped read-only, then each
+ * segment again in place (MAP_FIXED), the bss, the stack -- each with
+ * its own record; the image is logged once complete, as ptrace's read
+ * at the exec stop gives it (exec_snapshot()). */
+static maptap_event_fn emit_fn(const struct mt_proc *p)
+{
+	return p->perf_in_exec ? NULL : mt_emit_cb;
+}
+
+/* P's execve ended (its exit record, TIME) or will not be seen to end
+ * (the process's end, a detach, a resync): log the image it built as
+ * its snapshot -- a map event for each VMA, with no system call, as
+ * ptrace mode's exec snapshot (a fresh helper saw the steps logged as
+ * protect and replace events of execve). */
+static void exec_snapshot(struct maptap_session *s, struct mt_proc *p,
+			  uint64_t time)
+{
+	struct maptap_mm_hint h;
+	struct maptap_mm *m;
+
+	if (!p->perf_in_exec)
+		return;
+	exec_wait_end(s, p, NULL, 0);	/* its exec event first */
+	p->perf_in_exec = false;
+	m = maptap_mm_new();
+	if (!m)
+		return;
+	maptap_vma_buf_clear(&s->buf2);
+	maptap_mm_foreach(p->mm->model, 0, MT_TOP, copy_vma, &s->buf2);
+	maptap_vma_buf_finish(&s->buf2);
+	maptap_mm_free(p->mm->model);
+	p->mm->model = m;
+	hint_of(&h, p, p->pid, NULL, time);
+	h.snapshot = true;
+	maptap_mm_update(p->mm->model, 0, MT_TOP, s->buf2.v, s->buf2.n, &h,
+			 mt_emit_cb, s);
+}
+
 static void resync_full(struct maptap_session *s, struct mt_proc *p)
 {
+	exec_snapshot(s, p, mt_now_ns());
 	if (mt_refresh_full(s, p, p->pid, false) == 0)
 		s->stats.resyncs++;
 }
@@ -1444,7 +1489,8 @@ static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 		h.fresh_lo = v.start;
 		h.fresh_hi = v.end;
 	}
-	maptap_mm_update(p->mm->model, v.start, v.end, &v, 1, &h, mt_emit_cb, s);
+	maptap_mm_update(p->mm->model, v.start, v.end, &v, 1, &h, emit_fn(p),
+			 s);
 	touch(s->perf, p, v.start, v.end);
 	s->stats.map_calls++;
 }
@@ -1900,7 +1946,7 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 		return;
 	}
 	if (nr == SYS_execve || nr == SYS_execveat) {
-		p->perf_in_exec = false;	/* its image is complete */
+		exec_snapshot(s, p, time);	/* its image is complete */
 		return;
 	}
 	if (t->call && t->call->nr == nr && rsize >= 24) {
@@ -2137,7 +2183,7 @@ static void exec_specials(struct maptap_session *s, struct mt_proc *p,
 	hint_of(&h, p, p->pid, NULL, time);
 	h.snapshot = true;
 	maptap_mm_update(p->mm->model, lo, MT_TOP, s->buf.v, s->buf.n, &h,
-			 mt_emit_cb, s);
+			 emit_fn(p), s);
 }
 
 /* The exec event of P at TIME (its COMM record), the thread FORMER
@@ -2202,7 +2248,8 @@ static void on_exec(struct maptap_session *s, struct mt_proc *p,
 	size_t i;
 
 	(void)tid;
-	exec_wait_end(s, p, NULL, 0);	/* an exec right after an exec */
+	exec_snapshot(s, p, time);	/* an exec right after an exec */
+	exec_wait_end(s, p, NULL, 0);
 	/* The thread that exec'd: the one in execve (its entry record). */
 	for (i = 0; i < s->threads.cap; i++) {
 		struct mt_thread *o = mt_thread_at(s, i);
@@ -2284,6 +2331,7 @@ static void proc_gone(struct maptap_session *s, struct mt_proc *p,
 	if (mt_proc_state(p->pid, &state) == 0 && state == 'Z' &&
 	    mt_proc_stat_field(p->pid, 52, &code) == 0)
 		status = (int)code;
+	exec_snapshot(s, p, time);
 	exec_wait_end(s, p, NULL, 0);
 	forget_proc_threads(s, p, 0);
 	if (s->launched && p->pid == s->launched_pid && !s->launched_reaped) {
@@ -2883,6 +2931,7 @@ static void detach_all(struct maptap_session *s, const char *why)
 	while (s->procs) {
 		struct mt_proc *p = s->procs;
 
+		exec_snapshot(s, p, mt_now_ns());
 		exec_wait_end(s, p, NULL, 0);
 		mt_event_init(&ev, MAPTAP_EV_DETACH, p->pid, p->pid);
 		ev.reason = why;
