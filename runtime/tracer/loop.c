@@ -1156,7 +1156,7 @@ static void let_go_unstoppable(struct maptap_session *s)
 		if (!t || t->stopped ||
 		    !mt_thread_unstoppable(t))
 			continue;
-		mt_diag(s, "pid %d: thread %d cannot stop now (in an uninterruptible sleep for 0.1 s, such as a vfork parent waiting for its child's exec): it is let go when maptap exits",
+		mt_diag(s, "pid %d: thread %d cannot stop now (a vfork parent waiting for its child's exec, or in an uninterruptible sleep for 2 s): it is let go when maptap exits",
 			(int)t->proc->pid, (int)t->tid);
 		detach_thread(s, t, 0, "signal", 0);
 	}

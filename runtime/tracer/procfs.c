@@ -4,6 +4,7 @@
 #include "tracer_priv.h"
 
 #include <dirent.h>
+#include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kcmp.h>
@@ -69,16 +70,36 @@ int mt_proc_state(pid_t pid, char *state)
 	return 0;
 }
 
+/* Whether blocked thread TID is in vfork(2), or in clone(2) with
+ * CLONE_VFORK, or in clone3(2) (whose flags are in memory: taken for
+ * one, as posix_spawn(3) makes it), from /proc/TID/syscall: the number
+ * and arguments of the call a blocked thread is in (proc(5)). */
+static bool in_vfork(pid_t tid)
+{
+	char buf[256];
+	unsigned long a1;
+	long nr;
+
+	if (read_small(tid, "syscall", buf, sizeof(buf)) ||
+	    sscanf(buf, "%ld %lx", &nr, &a1) != 2)
+		return false;
+	return nr == SYS_vfork || nr == SYS_clone3 ||
+	       (nr == SYS_clone && (a1 & CLONE_VFORK));
+}
+
 /* Whether thread T cannot enter a ptrace stop now: a zombie ('Z': a
- * leader that exited before its threads), or asleep uninterruptibly
- * ('D') at every look for MT_DSLEEP_NS or more: a vfork parent waits
- * there until its child execs or exits, which may be never.  A shorter
- * 'D' is a wait for a lock or a page -- a thread mapping while its
- * siblings map waits for the mm's lock (down_write_killable() shows as
- * 'D') -- after which the stop comes: taken for a vfork parent, it made
- * -x of a mapping storm say "cannot stop now" one attach in three and
- * read the maps without that thread (a fresh helper's finding).  A stop
- * asked for comes only when the thread wakes (ptrace(2),
+ * leader that exited before its threads), a vfork parent ('D' in vfork
+ * at every look for MT_VFORK_WAIT_NS: it waits until its child execs or
+ * exits, which may be never; a child that does so at once lets it stop),
+ * or asleep uninterruptibly otherwise at every look for MT_DSLEEP_NS or
+ * more.  A shorter 'D' is a wait for a lock or a page -- a thread
+ * mapping while its siblings map waits for the mm's lock
+ * (down_write_killable() shows as 'D'), for as long as their
+ * MAP_POPULATE of hundreds of MiB takes -- after which the stop comes:
+ * taken for a vfork parent, it made -x of a mapping storm say "cannot
+ * stop now" and read the maps without that thread (two fresh helpers'
+ * findings: one attach in three, then 8 in 8 with 0.1 s for the rule).
+ * A stop asked for comes only when the thread wakes (ptrace(2),
  * PTRACE_INTERRUPT), so no wait may count on it.  Callers look again
  * every millisecond or so (mt_wait_tick()). */
 bool mt_thread_unstoppable(struct mt_thread *t)
@@ -98,7 +119,8 @@ bool mt_thread_unstoppable(struct mt_thread *t)
 		t->dsleep_ns = now;
 		return false;
 	}
-	return now - t->dsleep_ns >= MT_DSLEEP_NS;
+	return now - t->dsleep_ns >= (in_vfork(t->tid) ? MT_VFORK_WAIT_NS :
+						       MT_DSLEEP_NS);
 }
 
 /* Numeric field FIELD (1-based, as proc(5) numbers them; >= 3) of

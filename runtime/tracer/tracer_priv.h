@@ -424,10 +424,15 @@ int mt_proc_status_long(pid_t pid, const char *field, long *out);
 int mt_proc_state(pid_t pid, char *state);
 int mt_proc_stat_field(pid_t pid, int field, long *out);
 int mt_proc_is_kthread(pid_t pid);
-/* How long (ns) a thread must be seen in 'D' before it is taken for one
- * that cannot stop now (a vfork parent): longer than a wait for the mm's
- * lock or a page on a loaded machine. */
-#define MT_DSLEEP_NS 100000000ULL
+/* How long (ns) a thread not in vfork must be seen in 'D' before it is
+ * taken for one that cannot stop now (mt_thread_unstoppable()): longer
+ * than a wait for the mm's lock behind a sibling's MAP_POPULATE of
+ * hundreds of MiB on a loaded machine; a thread stuck there (a dead
+ * FUSE server) must not hold up the attach or the detach for good. */
+#define MT_DSLEEP_NS 2000000000ULL
+/* The same for a thread in vfork(2): its child most often execs within
+ * a few ms; one that has not by then may never. */
+#define MT_VFORK_WAIT_NS 50000000ULL
 bool mt_thread_unstoppable(struct mt_thread *t);
 char *mt_proc_exe(pid_t pid);
 int mt_proc_tids(pid_t pid, pid_t **tids, size_t *n);

@@ -13,7 +13,8 @@ waited for the mm's lock ('D' too) was taken for one, so that -x of a
 mapping storm said "cannot stop now" one attach in three and read the
 maps without that thread (a fresh helper's finding).  A parent whose
 vfork children live 2 ms, asleep in 'D' nearly always, must stop for
-the attach like any thread.
+the attach like any thread; so must threads that wait for the mm's
+lock behind their siblings' MAP_POPULATE of 256 MiB (5).
 """
 import os
 import signal
@@ -135,6 +136,28 @@ for i in range(5):
 t.eq(said, 0, "vfork churn: 5 attaches, each with every thread stopped "
      "(no \"cannot stop now\"), each exits 0")
 t.eq(t.tracer_pid(pid), 0, "vfork churn: the target is not traced afterwards")
+tp.kill()
+tp.wait(timeout=60)
+
+# 5. Long lock waits: threads that MAP_POPULATE 256 MiB each wait for the
+# mm's lock in 'D' behind the others for 0.1 s and more.  Taken for
+# vfork parents after 0.1 s, they were said to be unable to stop in 8 of
+# 8 attaches (a second fresh helper's finding); they are in no vfork.
+tp = subprocess.Popen([prog, "populate", "4", "256"], stdout=subprocess.PIPE,
+                      text=True)
+pid = int(tp.stdout.readline().split()[1])
+said = 0
+for i in range(3):
+    mp, full, jsonfile = start_maptap(pid)
+    t.wait_until(lambda: attached(jsonfile), what="the attach event")
+    mp.send_signal(signal.SIGINT)
+    r = t.finish(mp, full, jsonfile, timeout=60)
+    if "cannot stop now" in r.stderr or r.status != 0:
+        t.diag("attach %d: status %s, stderr %r" % (i, r.status, r.stderr))
+        said += 1
+t.eq(said, 0, "lock waits: 3 attaches to threads populating 256 MiB, each "
+     "with every thread stopped, each exits 0")
+t.eq(t.tracer_pid(pid), 0, "lock waits: the target is not traced afterwards")
 tp.kill()
 tp.wait(timeout=60)
 

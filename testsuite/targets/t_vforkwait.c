@@ -12,9 +12,15 @@
  * "churn N": prints "pid PID", then vforks N times, each child sleeping
  * 2 ms before its _exit: the parent is asleep uninterruptibly ('D') most
  * of the time, but never for long.
+ *
+ * "populate THREADS MIB": prints "pid PID", then THREADS threads map
+ * MIB MiB with MAP_POPULATE and unmap it, for ever: each waits for the
+ * mm's lock in 'D' behind the others' populating, for 0.1 s and more,
+ * and is no vfork parent.
  */
 #include "t_common.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -28,6 +34,22 @@ static void read_line(void)
 		;
 }
 
+static size_t populate_bytes;
+
+static void *populate(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		void *m = mmap(NULL, populate_bytes, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+			       -1, 0);
+
+		if (m != MAP_FAILED)
+			munmap(m, populate_bytes);
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	char line[64];
@@ -37,6 +59,20 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "child") == 0)
 		return 0;
+	if (argc > 3 && strcmp(argv[1], "populate") == 0) {
+		long i, nthreads = atol(argv[2]);
+		pthread_t th;
+
+		populate_bytes = (size_t)atol(argv[3]) << 20;
+		n = snprintf(line, sizeof(line), "pid %d\n", (int)getpid());
+		if (write(1, line, (size_t)n) != n)
+			return 2;
+		for (i = 0; i < nthreads; i++)
+			if (pthread_create(&th, NULL, populate, NULL))
+				return 6;
+		for (;;)
+			pause();
+	}
 	if (argc > 2 && strcmp(argv[1], "churn") == 0) {
 		long i, rounds = atol(argv[2]);
 
