@@ -992,6 +992,13 @@ static void exec_snapshot(struct maptap_session *s, struct mt_proc *p,
 	h.snapshot = true;
 	maptap_mm_update(p->mm->model, 0, MT_TOP, s->buf2.v, s->buf2.n, &h,
 			 mt_emit_cb, s);
+	if (p->perf_ready_why) {
+		enum maptap_ready_why why =
+			(enum maptap_ready_why)(p->perf_ready_why - 1);
+
+		p->perf_ready_why = 0;
+		mt_ready(s, p, p->pid, why);
+	}
 }
 
 static void resync_full(struct maptap_session *s, struct mt_proc *p)
@@ -2192,6 +2199,7 @@ static void exec_specials(struct maptap_session *s, struct mt_proc *p,
 static void exec_event(struct maptap_session *s, struct mt_proc *p,
 		       uint64_t time, pid_t former, char *old_exe)
 {
+	enum maptap_ready_why why;
 	struct maptap_event ev;
 
 	proc_event(&ev, MAPTAP_EV_EXEC, p->pid, p->pid, time);
@@ -2202,8 +2210,17 @@ static void exec_event(struct maptap_session *s, struct mt_proc *p,
 	mt_emit(s, &ev);
 	free(old_exe);
 	exec_specials(s, p, time);
-	mt_ready(s, p, p->pid, s->launched && p->pid == s->launched_pid &&
-		 !p->ready ? MAPTAP_READY_LAUNCH : MAPTAP_READY_EXEC);
+	why = s->launched && p->pid == s->launched_pid && !p->ready ?
+	      MAPTAP_READY_LAUNCH : MAPTAP_READY_EXEC;
+	/* Its records are applied from now on; its begin (on_ready) comes
+	 * after its snapshot, as in ptrace mode: a process.begin probe
+	 * found no module and no execname() (a fresh helper's finding). */
+	if (p->perf_in_exec) {
+		p->ready = true;
+		p->perf_ready_why = (int)why + 1;
+	} else {
+		mt_ready(s, p, p->pid, why);
+	}
 }
 
 /* The exec of P waited for its image's path (on_exec()): PATH, from the first

@@ -55,6 +55,9 @@ struct mt_proc {
 					 * in the last full read already */
 	uint64_t perf_gone;		/* perf: first seen gone from /proc
 					 * without an exit record; 0 not */
+	int perf_ready_why;		/* perf: on_ready held for the exec's
+					 * snapshot (exec_snapshot()): its
+					 * enum maptap_ready_why + 1; 0 none */
 	bool perf_in_exec;		/* perf: between the exec's record and
 					 * execve's return: its snapshot */
 	struct {			/* perf: an exec whose event waits for

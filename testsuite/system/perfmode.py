@@ -325,6 +325,27 @@ t.eq([(e["event"], e.get("syscall")) for e in got["perf"].events
      "exec images: no step of execve's own logged")
 t.no_verify_diffs(got["perf"], "exec images, perf")
 
+# The process's begin comes after its image is in the model, as in
+# ptrace mode: it came right after the exec event, before the image's
+# records, so process.begin saw no module (a fresh helper's finding).  A non-PIE program's main is at a known address.
+nopie = t.build("t_exit", "-no-pie",
+                out=os.path.join(t.tmpdir(), "t_exit_nopie"))
+nm = subprocess.run(["nm", nopie], stdout=subprocess.PIPE, text=True).stdout
+main = [int(x.split()[0], 16) for x in nm.splitlines()
+        if x.endswith(" T main")]
+begin = ('probe process.begin { printf("%%s %%s\\n", execname(), '
+         'umodname(%d)) }' % (main[0] if main else 0))
+for ev in ("perf", "ptrace"):
+    r = subprocess.run([t.MAPTAP, "--events=" + ev, "-e", begin, "-c",
+                        "%s code 3" % nopie], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=120)
+    # (execname() reads /proc, where a short command is gone by the
+    # time perf mode reads its records: not compared)
+    t.eq((r.returncode, r.stdout.split(" ")[-1], r.stderr),
+         (3, "%s\n" % nopie, ""),
+         "begin after the image, %s: main's module found" % ev)
+
 # -- 3f. whose exit: the leader's is the process's --------------------
 # A leader's EXIT record may come before its threads' (main returned
 # while a thread waited): it was logged as a thread's exit with status 0
