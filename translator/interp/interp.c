@@ -615,9 +615,10 @@ static int64_t eval_regex(struct interp *I, struct node *n)
 	return n->op == OP_NOMATCH ? !rc : rc;
 }
 
-/* Every kind of node, out of line: its frame (the inlined lvalue and
- * call paths take close to 1 KiB) and six saved registers would
- * otherwise be paid by every constant and variable (tr_eval_long()). */
+/* Every kind of node but the leaves tr_eval_long() answers itself, out
+ * of line: its frame (the inlined lvalue and call paths take close to
+ * 1 KiB) and six saved registers would otherwise be paid by every
+ * constant and variable. */
 static int64_t __attribute__((noinline))
 eval_long_any(struct interp *I, struct node *n)
 {
@@ -625,12 +626,6 @@ eval_long_any(struct interp *I, struct node *n)
 	struct sref s;
 
 	switch (n->kind) {
-	case N_NUM:
-		return n->num;
-	case N_VAR:
-		if (n->sym->scope == SYM_GLOBAL)
-			return I->globals[n->sym->slot].l;
-		return local(I, n->sym)->l;
 	case N_INDEX: {
 		struct lref r;
 
@@ -643,12 +638,6 @@ eval_long_any(struct interp *I, struct node *n)
 	case N_BINARY:
 		return arith(I, n, n->op, tr_eval_long(I, n->a),
 			     tr_eval_long(I, n->b));
-	case N_LOGIC:
-		if (n->op == OP_LAND)
-			return tr_eval_long(I, n->a) && tr_eval_long(I, n->b);
-		return tr_eval_long(I, n->a) || tr_eval_long(I, n->b);
-	case N_CMP:
-		return eval_cmp(I, n);
 	case N_REGEX:
 		return eval_regex(I, n);
 	case N_UNARY:
@@ -684,10 +673,8 @@ eval_long_any(struct interp *I, struct node *n)
 		if (n->op == OP_ENTRY_SAVED)
 			return tr_dwvar_long(I, n);
 		return tr_eval_long(I, n->a);
-	case N_TARGET:
-		if (n->aux)
-			return tr_dwvar_long(I, n);
-		return tr_cvar_long(I, (int)n->num);
+	case N_TARGET:	/* a DWARF one: tr_eval_long() reads the others */
+		return tr_dwvar_long(I, n);
 	default:
 		eval_effect(I, n);
 		return 0;
@@ -722,7 +709,7 @@ int64_t tr_eval_long(struct interp *I, struct node *n)
 	return eval_long_any(I, n);
 }
 
-/* As eval_long_any(), for strings. */
+/* As eval_long_any(), for strings: all but tr_eval_str()'s leaves. */
 static struct sref __attribute__((noinline))
 eval_str_any(struct interp *I, struct node *n)
 {
@@ -730,14 +717,6 @@ eval_str_any(struct interp *I, struct node *n)
 	int64_t l;
 
 	switch (n->kind) {
-	case N_STR:
-		r.p = n->str;
-		r.len = n->slen;
-		return r;
-	case N_VAR:
-		if (n->sym->scope == SYM_GLOBAL)
-			return buf_ref(&I->globals[n->sym->slot].s);
-		return buf_ref(&local(I, n->sym)->s);
 	case N_INDEX: {
 		struct lref lr;
 		struct maptap_script_value v;
@@ -773,10 +752,8 @@ eval_str_any(struct interp *I, struct node *n)
 		if (n->op == OP_ENTRY_SAVED)
 			return tr_dwvar_str(I, n);
 		return tr_eval_str(I, n->a);
-	case N_TARGET:
-		if (n->aux)
-			return tr_dwvar_str(I, n);
-		return tr_cvar_str(I, (int)n->num);
+	case N_TARGET:	/* a DWARF one: tr_eval_str() reads the others */
+		return tr_dwvar_str(I, n);
 	default:
 		tr_rt_error(I, n->tok, "expected a string");
 	}
