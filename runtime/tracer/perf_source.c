@@ -949,7 +949,6 @@ static void touch(struct mt_perf *f, struct mt_proc *p, uint64_t lo,
 	range_add(&f->touched, p->pid, lo, hi, 0, 0, false);
 }
 
-/* A whole read of P's mm, its changes as events without a call. */
 static void exec_wait_end(struct maptap_session *s, struct mt_proc *p,
 			  const char *path, size_t len);
 static int copy_vma(const struct maptap_vma *v, void *arg);
@@ -966,19 +965,20 @@ static maptap_event_fn emit_fn(const struct mt_proc *p)
 }
 
 /* P's execve ended (its exit record, TIME) or will not be seen to end
- * (the process's end, a detach, a resync): log the image it built as
- * its snapshot -- a map event for each VMA, with no system call, as
- * ptrace mode's exec snapshot (a fresh helper saw the steps logged as
- * protect and replace events of execve). */
+ * (the process's end, a detach, a resync, another exec): its exec event
+ * if it still waits for its image's path (exec_wait_end()), then the
+ * image it built as its snapshot -- a map event for each VMA, with no
+ * system call, as ptrace mode's exec snapshot (a fresh helper saw the
+ * steps logged as protect and replace events of execve). */
 static void exec_snapshot(struct maptap_session *s, struct mt_proc *p,
 			  uint64_t time)
 {
 	struct maptap_mm_hint h;
 	struct maptap_mm *m;
 
+	exec_wait_end(s, p, NULL, 0);
 	if (!p->perf_in_exec)
 		return;
-	exec_wait_end(s, p, NULL, 0);	/* its exec event first */
 	p->perf_in_exec = false;
 	m = maptap_mm_new();
 	if (!m)
@@ -1001,6 +1001,7 @@ static void exec_snapshot(struct maptap_session *s, struct mt_proc *p,
 	}
 }
 
+/* A whole read of P's mm, its changes as events without a call. */
 static void resync_full(struct maptap_session *s, struct mt_proc *p)
 {
 	exec_snapshot(s, p, mt_now_ns());
@@ -2266,7 +2267,6 @@ static void on_exec(struct maptap_session *s, struct mt_proc *p,
 
 	(void)tid;
 	exec_snapshot(s, p, time);	/* an exec right after an exec */
-	exec_wait_end(s, p, NULL, 0);
 	/* The thread that exec'd: the one in execve (its entry record). */
 	for (i = 0; i < s->threads.cap; i++) {
 		struct mt_thread *o = mt_thread_at(s, i);
@@ -2349,7 +2349,6 @@ static void proc_gone(struct maptap_session *s, struct mt_proc *p,
 	    mt_proc_stat_field(p->pid, 52, &code) == 0)
 		status = (int)code;
 	exec_snapshot(s, p, time);
-	exec_wait_end(s, p, NULL, 0);
 	forget_proc_threads(s, p, 0);
 	if (s->launched && p->pid == s->launched_pid && !s->launched_reaped) {
 		int st;
@@ -2949,7 +2948,6 @@ static void detach_all(struct maptap_session *s, const char *why)
 		struct mt_proc *p = s->procs;
 
 		exec_snapshot(s, p, mt_now_ns());
-		exec_wait_end(s, p, NULL, 0);
 		mt_event_init(&ev, MAPTAP_EV_DETACH, p->pid, p->pid);
 		ev.reason = why;
 		mt_emit(s, &ev);
