@@ -120,45 +120,40 @@ t.eq(t.history(r.events, lo, hi, pid), [("map", (lo, hi), "mmap", pid)],
      "late thread: its mmap after vfork() is one map event of its call")
 t.ok("cannot stop now" in r.stderr, "late thread: maptap says why it went on")
 
+def attaches_all_stop(args, n, name):
+    """Start the target with ARGS, attach to it N times (each ended by
+    SIGINT): every attach must find every thread stopping (no "cannot
+    stop now") and exit 0, and the target is untraced afterwards."""
+    tp = subprocess.Popen([prog] + args, stdout=subprocess.PIPE, text=True)
+    pid = int(tp.stdout.readline().split()[1])
+    said = 0
+    for i in range(n):
+        mp, full, jsonfile = start_maptap(pid)
+        t.wait_until(lambda: attached(jsonfile), what="the attach event")
+        mp.send_signal(signal.SIGINT)
+        r = t.finish(mp, full, jsonfile, timeout=60)
+        if "cannot stop now" in r.stderr or r.status != 0:
+            t.diag("attach %d: status %s, stderr %r"
+                   % (i, r.status, r.stderr))
+            said += 1
+    t.eq(said, 0, name)
+    t.eq(t.tracer_pid(pid), 0, name.split(":")[0] +
+         ": the target is not traced afterwards")
+    tp.kill()
+    tp.wait(timeout=60)
+
+
 # 4. Short sleeps in vfork: not a thread that cannot stop.
-tp = subprocess.Popen([prog, "churn", "1000000"], stdout=subprocess.PIPE,
-                      text=True)
-pid = int(tp.stdout.readline().split()[1])
-said = 0
-for i in range(5):
-    mp, full, jsonfile = start_maptap(pid)
-    t.wait_until(lambda: attached(jsonfile), what="the attach event")
-    mp.send_signal(signal.SIGINT)
-    r = t.finish(mp, full, jsonfile, timeout=60)
-    if "cannot stop now" in r.stderr or r.status != 0:
-        t.diag("attach %d: status %s, stderr %r" % (i, r.status, r.stderr))
-        said += 1
-t.eq(said, 0, "vfork churn: 5 attaches, each with every thread stopped "
-     "(no \"cannot stop now\"), each exits 0")
-t.eq(t.tracer_pid(pid), 0, "vfork churn: the target is not traced afterwards")
-tp.kill()
-tp.wait(timeout=60)
+attaches_all_stop(["churn", "1000000"], 5,
+                  "vfork churn: 5 attaches, each with every thread stopped "
+                  "(no \"cannot stop now\"), each exits 0")
 
 # 5. Long lock waits: threads that MAP_POPULATE 256 MiB each wait for the
 # mm's lock in 'D' behind the others for 0.1 s and more.  Taken for
 # vfork parents after 0.1 s, they were said to be unable to stop in 8 of
 # 8 attaches (a second fresh helper's finding); they are in no vfork.
-tp = subprocess.Popen([prog, "populate", "4", "256"], stdout=subprocess.PIPE,
-                      text=True)
-pid = int(tp.stdout.readline().split()[1])
-said = 0
-for i in range(3):
-    mp, full, jsonfile = start_maptap(pid)
-    t.wait_until(lambda: attached(jsonfile), what="the attach event")
-    mp.send_signal(signal.SIGINT)
-    r = t.finish(mp, full, jsonfile, timeout=60)
-    if "cannot stop now" in r.stderr or r.status != 0:
-        t.diag("attach %d: status %s, stderr %r" % (i, r.status, r.stderr))
-        said += 1
-t.eq(said, 0, "lock waits: 3 attaches to threads populating 256 MiB, each "
-     "with every thread stopped, each exits 0")
-t.eq(t.tracer_pid(pid), 0, "lock waits: the target is not traced afterwards")
-tp.kill()
-tp.wait(timeout=60)
+attaches_all_stop(["populate", "4", "256"], 3,
+                  "lock waits: 3 attaches to threads populating 256 MiB, "
+                  "each with every thread stopped, each exits 0")
 
 t.done()
