@@ -311,6 +311,16 @@ static void detach_running(struct maptap_session *s, struct mt_thread *t,
 			continue;
 		if (r < 0)
 			return;
+		if (r > 0 && WIFSTOPPED(status) &&
+		    status >> 16 == PTRACE_EVENT_STOP &&
+		    mt_uprobe_trap_queued(s, t)) {
+			/* A breakpoint's SIGTRAP queued behind the
+			 * interrupt: take its stop first (detach_at_stop()). */
+			if (ptrace(PTRACE_CONT, tid, 0L, 0L) == 0)
+				continue;
+			if (errno != ESRCH)
+				break;
+		}
 		if (r > 0 && (!WIFSTOPPED(status) || !s->use_seccomp ||
 			      status >> 16 == PTRACE_EVENT_STOP))
 			break;
@@ -357,8 +367,10 @@ static void detach_running(struct maptap_session *s, struct mt_thread *t,
 		return;
 	}
 	/* A signal-delivery stop (no event, not a syscall stop): deliver
-	 * the signal on the way out. */
-	if (status >> 16 == 0 && WSTOPSIG(status) != (SIGTRAP | 0x80))
+	 * the signal on the way out, but a breakpoint's: its instruction
+	 * runs again, the original back (mt_uprobe_let_go()). */
+	if (status >> 16 == 0 && WSTOPSIG(status) != (SIGTRAP | 0x80) &&
+	    !(WSTOPSIG(status) == SIGTRAP && mt_uprobe_trap_detach(s, t)))
 		detach_thread(s, t, WSTOPSIG(status), why, 0);
 	else
 		detach_thread(s, t, 0, why, 0);
@@ -990,6 +1002,13 @@ static void detach_at_stop(struct maptap_session *s, struct mt_thread *t,
 {
 	int sig = WSTOPSIG(status), event = status >> 16, deliver = 0;
 
+	if (event == PTRACE_EVENT_STOP && mt_uprobe_trap_queued(s, t) &&
+	    ptrace(PTRACE_CONT, t->tid, 0L, 0L) == 0) {
+		/* A breakpoint's SIGTRAP queued behind our interrupt: it
+		 * stops at that signal next, and is let go there. */
+		t->stopped = false;
+		return;
+	}
 	if (sig == (SIGTRAP | 0x80)) {
 		if (t->hooked || (t->call && t->call->cls == MAPTAP_SC_MAP))
 			finish_at_exit(s, t);

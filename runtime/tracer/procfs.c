@@ -33,23 +33,52 @@ static int read_small(pid_t pid, const char *file, char *buf, size_t size)
 	return 0;
 }
 
+/* The text after FIELD ("Tgid:") at the start of a line of BUF, the
+ * text of /proc/PID/status; NULL when no line has it. */
+static const char *status_field(const char *buf, const char *field)
+{
+	size_t len = strlen(field);
+	const char *p;
+
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (strncmp(p, field, len) == 0)
+			return p + len;
+	return NULL;
+}
+
 /* A numeric field ("Tgid:", "PPid:", "TracerPid:") of /proc/PID/status. */
 int mt_proc_status_long(pid_t pid, const char *field, long *out)
 {
 	char buf[4096];
-	size_t len = strlen(field);
-	const char *p;
+	const char *v;
 	int err = read_small(pid, "status", buf, sizeof(buf));
 
 	if (err)
 		return err;
-	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (strncmp(p, field, len) == 0) {
-			*out = strtol(p + len, NULL, 10);
-			return 0;
-		}
-	}
-	return -ENOENT;
+	v = status_field(buf, field);
+	if (!v)
+		return -ENOENT;
+	*out = strtol(v, NULL, 10);
+	return 0;
+}
+
+/* The signals queued for thread TID itself and not blocked by it: SigPnd
+ * and not SigBlk of /proc/TID/status (proc(5); the process's shared
+ * queue is ShdPnd, not counted), bit N-1 for signal N. */
+int mt_thread_sigpending(pid_t tid, uint64_t *mask)
+{
+	char buf[4096];
+	const char *pnd, *blk;
+	int err = read_small(tid, "status", buf, sizeof(buf));
+
+	if (err)
+		return err;
+	pnd = status_field(buf, "SigPnd:");
+	blk = status_field(buf, "SigBlk:");
+	if (!pnd || !blk)
+		return -ENOENT;
+	*mask = strtoull(pnd, NULL, 16) & ~strtoull(blk, NULL, 16);
+	return 0;
 }
 
 /* The state letter of /proc/PID/stat (R, S, D, Z, T, t, X, ...). */

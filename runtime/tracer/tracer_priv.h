@@ -424,6 +424,7 @@ void mt_exit_stop(struct maptap_session *s, struct mt_thread *t);
 
 /* procfs.c: small readers of /proc */
 int mt_proc_status_long(pid_t pid, const char *field, long *out);
+int mt_thread_sigpending(pid_t tid, uint64_t *mask);
 int mt_proc_state(pid_t pid, char *state);
 int mt_proc_stat_field(pid_t pid, int field, long *out);
 int mt_proc_is_kthread(pid_t pid);
@@ -514,7 +515,10 @@ pid_t mt_wait_blocking(struct maptap_session *s, pid_t tid, int *status);
  * handler; true when it was ours (do not deliver).  mt_uprobe_restore_all():
  * every original byte back, before any thread is let go.
  * mt_uprobe_let_go(): T is about to be detached: its address space's
- * text back when it is the last thread there.
+ * text back when it is the last thread there, or for good when other
+ * threads there stay traced.  mt_uprobe_trap_queued(): whether stopped
+ * T has a SIGTRAP queued while its mm has breakpoints: resume it to
+ * that signal's stop before letting it go.
  * mt_uprobe_fork(): CHILD (its first thread CT) was made by thread
  * PARENT: table and shadow stack copied.  mt_uprobe_exec(): T's process
  * has a new image. */
@@ -522,6 +526,7 @@ bool mt_uprobe_trap(struct maptap_session *s, struct mt_thread *t);
 bool mt_uprobe_trap_detach(struct maptap_session *s, struct mt_thread *t);
 void mt_uprobe_restore_all(struct maptap_session *s);
 void mt_uprobe_let_go(struct maptap_session *s, struct mt_thread *t);
+bool mt_uprobe_trap_queued(struct maptap_session *s, struct mt_thread *t);
 void mt_uprobe_fork(struct maptap_session *s, struct mt_thread *parent,
 		    struct mt_proc *child, struct mt_thread *ct);
 void mt_uprobe_exec(struct maptap_session *s, struct mt_thread *t);

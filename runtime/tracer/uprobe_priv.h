@@ -55,6 +55,9 @@ struct mt_bps {
 	pid_t mempid;
 	struct mt_sema *sema;		/* sorted by addr (sdt.c) */
 	size_t nsema, semacap;
+	bool let_go;			/* a thread of the mm was let go while
+					 * others stay traced: text restored,
+					 * no breakpoint placed again */
 };
 
 /* A pending return of a probed call in one thread (struct

@@ -40,13 +40,22 @@
  *                        times: prints "child exited 0" when it ran to
  *                        its end without a stop (an int3 left in its
  *                        text would stop it with SIGTRAP)
+ *   u_calls seize N      a second thread calls u_square() in a loop; a
+ *                        fork child PTRACE_SEIZEs that thread (maptap
+ *                        lets go of it, its siblings stay traced) and
+ *                        watches it make N more calls: prints "seize 0"
+ *                        when it did without a stop (5: a SIGTRAP stop,
+ *                        an int3 left in the text; 3: the seize failed;
+ *                        6: no progress in 60 s)
  */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +192,51 @@ static void *worker(void *arg)
 	for (i = 0; i < n_calls; i++)
 		sum += u_square(i);
 	return (void *)sum;
+}
+
+/* Shared between u_calls seize's parent and child. */
+struct seize_share {
+	volatile pid_t tid;		/* the worker's */
+	volatile long calls;
+	volatile int stop;
+};
+
+static void *seize_worker(void *arg)
+{
+	struct seize_share *sh = arg;
+	long sum = 0;
+
+	sh->tid = (pid_t)syscall(SYS_gettid);
+	while (!sh->stop) {
+		sum += u_square(sh->calls);
+		__atomic_add_fetch(&sh->calls, 1, __ATOMIC_SEQ_CST);
+	}
+	return (void *)sum;
+}
+
+/* The fork child's part of u_calls seize: its exit code. */
+static int seize_watch(struct seize_share *sh, long n)
+{
+	pid_t tid = sh->tid;
+	long from;
+	int st, i;
+
+	if (ptrace(PTRACE_SEIZE, tid, 0L, 0L) != 0)
+		return 3;
+	from = sh->calls;
+	for (i = 0; i < 600000 && sh->calls - from < n; i++) {
+		if (waitpid(tid, &st, __WALL | WNOHANG) == tid)
+			return WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP ? 5 : 7;
+		usleep(100);
+	}
+	if (sh->calls - from < n)
+		return 6;
+	if (ptrace(PTRACE_INTERRUPT, tid, 0L, 0L) != 0 ||
+	    waitpid(tid, &st, __WALL) != tid)
+		return 7;
+	if (WSTOPSIG(st) == SIGTRAP && (st >> 16) != PTRACE_EVENT_STOP)
+		return 5;
+	return ptrace(PTRACE_DETACH, tid, 0L, 0L) ? 7 : 0;
 }
 
 int main(int argc, char **argv)
@@ -388,6 +442,28 @@ done:
 		} else {
 			printf("child exited %d\n", WEXITSTATUS(st));
 		}
+	} else if (!strcmp(argv[1], "seize")) {
+		struct seize_share *sh = mmap(NULL, sizeof(*sh),
+					      PROT_READ | PROT_WRITE,
+					      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		pthread_t th;
+		pid_t c;
+		int st;
+
+		if (sh == MAP_FAILED)
+			return 3;
+		prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+		pthread_create(&th, NULL, seize_worker, sh);
+		while (!sh->tid || sh->calls < 10)
+			usleep(100);
+		c = fork();
+		if (c == 0)
+			_exit(seize_watch(sh, n_calls));
+		waitpid(c, &st, 0);
+		sh->stop = 1;
+		pthread_join(th, NULL);
+		printf("seize %d\n", WIFEXITED(st) ? WEXITSTATUS(st) :
+		       128 + WTERMSIG(st));
 	} else if (!strcmp(argv[1], "malloc")) {
 		for (i = 0; i < n_calls; i++)
 			free(malloc((size_t)i + 1));
