@@ -107,7 +107,10 @@ int maptap_uprobe_set_handler(struct maptap_session *s, maptap_uprobe_fn fn,
  * read or written; -EINVAL when the bytes there do not decode as an
  * x86-64 instruction or already are an int3; -ENOTSUP for an
  * instruction that cannot run out of line (a call through memory
- * addressed by rsp); -ENOMEM; -EIO when no handler was set. */
+ * addressed by rsp); -EPERM when a thread of PID's address space was
+ * let go while others there stay traced (another tracer took it: an
+ * int3 would kill it, so the mm's breakpoints were removed for good);
+ * -ENOMEM; -EIO when no handler was set. */
 int maptap_uprobe_insert(struct maptap_session *s, pid_t pid, uint64_t addr,
 			 int id, bool is_return);
 
