@@ -154,6 +154,19 @@ static bool vma_tracked(struct mt_space *sp, const struct maptap_vma *v)
 	       vdso_by_auxv(sp, v);
 }
 
+/* An ELF file SP maps (its program, as a rule: the first piece), for
+ * its ABI; NULL when none. */
+static Elf *space_elf(const struct mt_space *sp)
+{
+	size_t i;
+
+	for (i = 0; i < sp->n; i++)
+		if (sp->p[i].inst && sp->p[i].inst->file->elf &&
+		    !sp->p[i].inst->file->is_vdso)
+			return sp->p[i].inst->file->elf;
+	return NULL;
+}
+
 /* The file V maps, from the space when an instance maps its inode,
  * else opened (a reference for the caller either way). */
 static int vma_file(struct maptap_modules *m, struct mt_space *sp,
@@ -163,11 +176,11 @@ static int vma_file(struct maptap_modules *m, struct mt_space *sp,
 	int rc;
 
 	if (v->kind == MAPTAP_VMA_VDSO)
-		return mt_file_get_vdso(m, sp->pid, v, out);
+		return mt_file_get_vdso(m, sp->pid, v, space_elf(sp), out);
 	if (!maptap_vma_has_file(v)) {
 		/* Found through AT_SYSINFO_EHDR: only an ELF image there
 		 * is taken for the vdso (the address may be stale). */
-		rc = mt_file_get_vdso(m, sp->pid, v, out);
+		rc = mt_file_get_vdso(m, sp->pid, v, NULL, out);
 		if (rc || (*out)->elf)
 			return rc;
 		mt_file_put(*out);

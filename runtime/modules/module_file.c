@@ -407,15 +407,80 @@ static int vdso_memfd(pid_t pid, const struct maptap_vma *v)
 	return fd;
 }
 
+/* maptap's own [vdso] VMA, from /proc/self/maps; false when it has
+ * none. */
+static bool own_vdso_vma(struct maptap_vma *own)
+{
+	unsigned long long lo, hi;
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " [vdso]\n") &&
+			sscanf(line, "%llx-%llx", &lo, &hi) == 2;
+	fclose(f);
+	if (!found)
+		return false;
+	memset(own, 0, sizeof(*own));
+	own->start = lo;
+	own->end = hi;
+	own->kind = MAPTAP_VMA_VDSO;
+	return true;
+}
+
+/* Whether ELF images A and B are of one ABI: class and machine (ELF
+ * gABI, e_ident[EI_CLASS], e_machine). */
+static bool same_abi(Elf *a, Elf *b)
+{
+	GElf_Ehdr ea, eb;
+
+	return gelf_getehdr(a, &ea) && gelf_getehdr(b, &eb) &&
+	       ea.e_ident[EI_CLASS] == eb.e_ident[EI_CLASS] &&
+	       ea.e_machine == eb.e_machine;
+}
+
+/* The image of the vdso VMA V (bytes [start, end)), read from PID, or
+ * when PID's memory cannot be read (a process gone before a perf-mode
+ * record of its exec was read), from maptap's own vdso: the kernel maps
+ * one vdso image per ABI, so a process of LIKE's ABI (an ELF it maps)
+ * whose vdso has the length of maptap's own has maptap's image
+ * (arch/x86/entry/vdso/vma.c: vdso_image_64 for every 64-bit process).
+ * A descriptor on the bytes, or -1. */
+static int vdso_image_fd(pid_t pid, const struct maptap_vma *v, Elf *like)
+{
+	struct maptap_vma own;
+	Elf *e;
+	int fd = vdso_memfd(pid, v);
+
+	if (fd >= 0 || !like || !own_vdso_vma(&own) ||
+	    own.end - own.start != v->end - v->start)
+		return fd;
+	fd = vdso_memfd(getpid(), &own);
+	if (fd < 0)
+		return -1;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || !same_abi(e, like)) {
+		close(fd);
+		fd = -1;
+	}
+	if (e)
+		elf_end(e);
+	return fd;
+}
+
 int mt_file_get_vdso(struct maptap_modules *m, pid_t pid,
-		     const struct maptap_vma *v, struct mt_file **out)
+		     const struct maptap_vma *v, Elf *like,
+		     struct mt_file **out)
 {
 	struct mt_file *f, probe = { .refs = 1, .is_vdso = true };
 	struct stat st;
 	int fd, rc;
 
 	m->stats.opens++;
-	fd = vdso_memfd(pid, v);
+	fd = vdso_image_fd(pid, v, like);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		if (fd >= 0)
 			close(fd);

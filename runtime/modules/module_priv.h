@@ -131,9 +131,13 @@ struct maptap_modules {
 int mt_file_get(struct maptap_modules *m, pid_t pid,
 		const struct maptap_vma *v, struct mt_file **out);
 
-/* The [vdso] image of PID (V is its VMA), read from its memory. */
+/* The [vdso] image of PID (V is its VMA), read from its memory; when
+ * that fails (PID gone) and LIKE (an ELF PID maps, or NULL) is of the
+ * ABI of maptap's own vdso, of the same length, that image.  Returns
+ * 0, -ENOENT when neither could be read, or file_parse()'s error. */
 int mt_file_get_vdso(struct maptap_modules *m, pid_t pid,
-		     const struct maptap_vma *v, struct mt_file **out);
+		     const struct maptap_vma *v, Elf *like,
+		     struct mt_file **out);
 
 void mt_file_put(struct mt_file *f);
 
