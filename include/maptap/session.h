@@ -315,6 +315,22 @@ int maptap_session_exit_status(const struct maptap_session *s);
 const struct maptap_mm *maptap_session_mm(const struct maptap_session *s,
 					  pid_t pid);
 
+/* The program image process PID runs, as the session knows it: into
+ * *EXE its executable's path (the path of the last exec or attach event
+ * for PID: readlink of /proc/PID/exe then, or in perf mode the path of
+ * the image's first file mapping; "" when neither could be had), into
+ * *COMM its command name (/proc/PID/comm at that exec, attach or fork,
+ * or perf's PERF_RECORD_COMM of the exec: at most 15 bytes, the
+ * kernel's TASK_COMM_LEN - 1; "" when unknown).  Both strings are the
+ * session's, valid until the next maptap_session_run() step; either
+ * pointer may be NULL.  For a process /proc no longer shows (a short
+ * command whose perf records are read after its end) these are what it
+ * ran; a later prctl(PR_SET_NAME) is not seen.  Any thread, but not
+ * during a run on another.  Returns 0, or -ESRCH when PID is not
+ * traced by S. */
+int maptap_session_proc(const struct maptap_session *s, pid_t pid,
+			const char **exe, const char **comm);
+
 /* Read the user registers of thread TID into *REGS (PTRACE_GETREGS,
  * ptrace(2)).  Only while TID is in a ptrace stop the session holds: in
  * on_event, on_syscall and on_ready callbacks for that thread.  Returns 0,

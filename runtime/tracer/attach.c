@@ -123,7 +123,7 @@ static size_t count_fresh(struct maptap_session *s, bool look)
 
 		if (!t || !t->fresh || t->late)
 			continue;
-		if (look && mt_thread_unstoppable(t)) {
+		if (look && mt_thread_unstoppable(t, true)) {
 			t->late = true;
 			mt_diag(s, "pid %d: thread %d cannot stop now (a vfork parent waiting for its child's exec, or in an uninterruptible sleep for 2 s): the maps are read without it, and it is traced from its first stop",
 				(int)t->proc->pid, (int)t->tid);

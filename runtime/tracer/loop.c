@@ -343,7 +343,7 @@ static void detach_running(struct maptap_session *s, struct mt_thread *t,
 				return;
 			continue;
 		}
-		if (mt_thread_unstoppable(t) ||
+		if (mt_thread_unstoppable(t, false) ||
 		    __atomic_load_n(&s->detach_req, __ATOMIC_SEQ_CST)) {
 			mt_diag(s, "pid %d: thread %d cannot stop now to be let go for %s",
 				(int)t->proc->pid, (int)t->tid, why);
@@ -919,6 +919,7 @@ static void on_exec(struct maptap_session *s, struct mt_thread *t)
 	mt_uprobe_exec(s, t);	/* breakpoints went with the old image */
 	old_exe = p->exe;
 	p->exe = mt_proc_exe(p->pid);
+	mt_proc_comm(p->pid, p->comm);
 	event_init(&ev, MAPTAP_EV_EXEC, p->pid, t->tid);
 	ev.former_tid = (pid_t)former;
 	ev.path = p->exe;
@@ -1173,7 +1174,7 @@ static void let_go_unstoppable(struct maptap_session *s)
 		struct mt_thread *t = mt_thread_at(s, i);
 
 		if (!t || t->stopped ||
-		    !mt_thread_unstoppable(t))
+		    !mt_thread_unstoppable(t, false))
 			continue;
 		mt_diag(s, "pid %d: thread %d cannot stop now (a vfork parent waiting for its child's exec, or in an uninterruptible sleep for 2 s): it is let go when maptap exits",
 			(int)t->proc->pid, (int)t->tid);

@@ -2020,6 +2020,7 @@ static void new_process(struct maptap_session *s, uint32_t pid,
 	 * late, may be what it exec'd since, or gone. */
 	free(p->exe);
 	p->exe = parent->exe ? strdup(parent->exe) : NULL;
+	memcpy(p->comm, parent->comm, sizeof(p->comm));
 	if (!perf_thread_add(s, (pid_t)tid, p))
 		return;
 	proc_event(&ev, p->mm == parent->mm ? MAPTAP_EV_CLONE : MAPTAP_EV_FORK,
@@ -2329,8 +2330,16 @@ static void on_comm(struct maptap_session *s, const struct perf_event_header *h,
 	memcpy(&pid, r, 4);
 	memcpy(&tid, r + 4, 4);
 	p = mt_proc_find(s, (pid_t)pid);
-	if (p)
-		on_exec(s, p, tid, time);
+	if (!p)
+		return;
+	on_exec(s, p, tid, time);
+	/* { u32 pid, tid; char comm[]; } (perf_event_open(2)): the new
+	 * image's name, kept for when /proc no longer has the process */
+	len -= 8;
+	if (len >= sizeof(p->comm))
+		len = sizeof(p->comm) - 1;
+	memcpy(p->comm, r + 8, len);
+	p->comm[len] = '\0';
 }
 
 static void proc_gone(struct maptap_session *s, struct mt_proc *p,

@@ -130,26 +130,58 @@ static bool in_vfork(pid_t tid)
  * findings: one attach in three, then 8 in 8 with 0.1 s for the rule).
  * A stop asked for comes only when the thread wakes (ptrace(2),
  * PTRACE_INTERRUPT), so no wait may count on it.  Callers look again
- * every millisecond or so (mt_wait_tick()). */
-bool mt_thread_unstoppable(struct mt_thread *t)
+ * every millisecond or so (mt_wait_tick()).
+ *
+ * PATIENT (the attach, which reads the maps without a thread it gives
+ * up on): the MT_DSLEEP_NS count starts again whenever the process's
+ * CPU time (utime + stime of /proc/PID/stat, every thread's) has grown
+ * since the last look, up to MT_DSLEEP_MAX_NS in all: a thread waiting
+ * for the mm's lock behind siblings that populate waits while they
+ * work, however slow a loaded machine makes them (vforkwait.py 5 took
+ * more than 2 s pinned to one busy CPU), and one stuck for good while
+ * the rest of the process is stopped is given up after MT_DSLEEP_NS.
+ * A detach gives up after MT_DSLEEP_NS all the same: a thread let go
+ * when maptap exits runs on as it would. */
+bool mt_dsleep_give_up(struct mt_dsleep *d, char state, bool vfork,
+		       uint64_t cpu, uint64_t now)
 {
-	char state;
-	uint64_t now;
-
-	if (mt_proc_state(t->tid, &state) != 0 ||
-	    (state != 'D' && state != 'Z')) {
-		t->dsleep_ns = 0;
-		return false;
-	}
 	if (state == 'Z')
 		return true;
-	now = mt_now_ns();
-	if (!t->dsleep_ns) {
-		t->dsleep_ns = now;
+	if (state != 'D') {
+		d->since = 0;
 		return false;
 	}
-	return now - t->dsleep_ns >= (in_vfork(t->tid) ? MT_VFORK_WAIT_NS :
-						       MT_DSLEEP_NS);
+	if (!d->since) {
+		d->since = d->first = now;
+		d->cpu = cpu;
+		return false;
+	}
+	if (vfork)
+		return now - d->since >= MT_VFORK_WAIT_NS;
+	if (cpu != d->cpu && now - d->first < MT_DSLEEP_MAX_NS) {
+		d->cpu = cpu;
+		d->since = now;	/* the process got on: wait on */
+		return false;
+	}
+	return now - d->since >= MT_DSLEEP_NS;
+}
+
+bool mt_thread_unstoppable(struct mt_thread *t, bool patient)
+{
+	char state;
+	uint64_t cpu = 0;
+	long ut, st;
+
+	if (mt_proc_state(t->tid, &state) != 0)
+		state = 'R';	/* gone: its exit is reported */
+	if (state != 'D')
+		return mt_dsleep_give_up(&t->dsleep, state, false, 0, 0);
+	if (patient && mt_proc_stat_field(t->proc->pid, 14, &ut) == 0 &&
+	    mt_proc_stat_field(t->proc->pid, 15, &st) == 0)
+		cpu = (uint64_t)ut + (uint64_t)st;
+	return mt_dsleep_give_up(&t->dsleep, state,
+				 t->dsleep.since && in_vfork(t->tid), cpu,
+				 mt_now_ns());
 }
 
 /* Numeric field FIELD (1-based, as proc(5) numbers them; >= 3) of
@@ -190,6 +222,23 @@ int mt_proc_is_kthread(pid_t pid)
 	if (err)
 		return err;
 	return (flags & 0x00200000L) != 0;
+}
+
+/* /proc/PID/comm into COMM (MT_COMM_LEN bytes), without its newline;
+ * "" when it cannot be read (PID gone). */
+void mt_proc_comm(pid_t pid, char *comm)
+{
+	char buf[64];
+	size_t n;
+
+	comm[0] = '\0';
+	if (read_small(pid, "comm", buf, sizeof(buf)) != 0)
+		return;
+	n = strcspn(buf, "\n");
+	if (n >= MT_COMM_LEN)
+		n = MT_COMM_LEN - 1;
+	memcpy(comm, buf, n);
+	comm[n] = '\0';
 }
 
 char *mt_proc_exe(pid_t pid)

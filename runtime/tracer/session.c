@@ -93,6 +93,20 @@ const struct maptap_mm *maptap_session_mm(const struct maptap_session *s,
 	return p ? p->mm->model : NULL;
 }
 
+int maptap_session_proc(const struct maptap_session *s, pid_t pid,
+			const char **exe, const char **comm)
+{
+	struct mt_proc *p = mt_proc_find((struct maptap_session *)s, pid);
+
+	if (!p)
+		return -ESRCH;
+	if (exe)
+		*exe = p->exe ? p->exe : "";
+	if (comm)
+		*comm = p->comm;
+	return 0;
+}
+
 void maptap_session_get_stats(const struct maptap_session *s,
 			      struct maptap_session_stats *out)
 {

@@ -158,6 +158,7 @@ struct mt_proc *mt_proc_new(struct maptap_session *s, pid_t pid,
 	p->pid = pid;
 	p->mm = mm;
 	p->exe = mt_proc_exe(pid);
+	mt_proc_comm(pid, p->comm);
 	p->next = s->procs;
 	s->procs = p;
 	return p;

@@ -43,10 +43,24 @@ struct mt_mm {
 };
 
 /* One process (thread group). */
+/* A command name's size with its NUL: the kernel's TASK_COMM_LEN
+ * (include/linux/sched.h), as /proc/PID/comm shows it. */
+#define MT_COMM_LEN 16
+
+/* A thread seen in 'D' at every look (mt_dsleep_give_up()). */
+struct mt_dsleep {
+	uint64_t first;			/* since when, ns */
+	uint64_t since;			/* ... with no progress of its
+					 * process's since, ns; 0: not in 'D' */
+	uint64_t cpu;			/* that process's CPU time then */
+};
+
 struct mt_proc {
 	pid_t pid;			/* tgid */
 	struct mt_mm *mm;
 	char *exe;			/* readlink of /proc/PID/exe, malloc'd */
+	char comm[MT_COMM_LEN];		/* its command name (/proc/PID/comm
+					 * or perf's COMM record); "" */
 	int nthreads;
 	bool ready;			/* on_ready called: the program is the
 					 * traced one (a launched command is
@@ -162,8 +176,7 @@ struct mt_thread {
 	bool late;			/* could not stop at attach (vfork
 					 * parent): the snapshot was read
 					 * without it; resync at its first stop */
-	uint64_t dsleep_ns;		/* seen in 'D' at every look since
-					 * (mt_thread_unstoppable()); 0 not */
+	struct mt_dsleep dsleep;	/* mt_thread_unstoppable() */
 	bool exiting;			/* past its PTRACE_EVENT_EXIT stop: it
 					 * runs no more user code */
 	struct mt_ustack *ustack;	/* pending returns (uprobe.c); NULL */
@@ -437,8 +450,18 @@ int mt_proc_is_kthread(pid_t pid);
 /* The same for a thread in vfork(2): its child most often execs within
  * a few ms; one that has not by then may never. */
 #define MT_VFORK_WAIT_NS 50000000ULL
-bool mt_thread_unstoppable(struct mt_thread *t);
+/* The longest an attach waits for a thread in 'D' while its process
+ * makes progress (mt_thread_unstoppable(), PATIENT). */
+#define MT_DSLEEP_MAX_NS 30000000000ULL
+bool mt_thread_unstoppable(struct mt_thread *t, bool patient);
+/* mt_thread_unstoppable()'s rule on one look at a thread: STATE its
+ * state letter, VFORK whether it is in a vfork (looked up once it has
+ * been in 'D' before), CPU its process's CPU time (any unit; 0 when not
+ * PATIENT), NOW in ns.  Updates D; true: give up on the thread. */
+bool mt_dsleep_give_up(struct mt_dsleep *d, char state, bool vfork,
+		       uint64_t cpu, uint64_t now);
 char *mt_proc_exe(pid_t pid);
+void mt_proc_comm(pid_t pid, char *comm);
 int mt_proc_tids(pid_t pid, pid_t **tids, size_t *n);
 int mt_same_mm(pid_t a, pid_t b);
 /* Whether CPU is in LIST, a CPU list as sysfs prints it ("0-3,8,10-11":

@@ -20,7 +20,8 @@ where the kernel allows it; docs/tracer.md, "Event sources").
    tracepoint teardown is left to a process of its own).
    The exec and fork events of processes gone before their records are
    read name the images ptrace mode names; an exec's image is logged as
-   ptrace's snapshot of it, not execve's steps.
+   ptrace's snapshot of it, not execve's steps; their process("PATH")
+   .begin probes fire, execname() and the [vdso] module are ptrace's.
 4. 100 attaches and detaches in a row to a busy multi-threaded target:
    each logs attach and detach, loses no record, holds perf events only
    while it runs; the target ends as untraced.  Then 30 to a target whose
@@ -345,6 +346,49 @@ for ev in ("perf", "ptrace"):
     t.eq((r.returncode, r.stdout.split(" ")[-1], r.stderr),
          (3, "%s\n" % nopie, ""),
          "begin after the image, %s: main's module found" % ev)
+
+# Processes gone before perf mode reads their records (maptap stopped
+# while they ran, so that it is certain): process("PATH").begin did not
+# fire and execname() was "" (both read /proc), and the exec of a gone
+# process had no [vdso] module (its image is read from the process);
+# the session keeps each image's path and name, and a gone process's
+# vdso is maptap's own (one image per ABI).  Ptrace mode's output.
+true_exe = os.path.realpath("/bin/true")
+script = ('probe process("%s").begin { printf("begin [%%s]\\n", '
+          'execname()) } probe process.end { printf("end [%%s]\\n", '
+          'execname()) }' % true_exe)
+
+
+def gone_run(args, json_out):
+    """maptap --events=perf ARGS -x of a shell that runs /bin/true, then
+    execs it, while maptap is stopped: its Run."""
+    tp = subprocess.Popen(["sh", "-c", "read x; /bin/true; exec /bin/true"],
+                          stdin=subprocess.PIPE, text=True)
+    full, jsonfile = t.maptap_argv(["--events=perf", "-v"] + args +
+                                   ["-x", str(tp.pid)], json_out=json_out)
+    mp = subprocess.Popen(full, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    t.wait_attached(mp)
+    mp.send_signal(signal.SIGSTOP)
+    tp.communicate("go\n", timeout=60)
+    mp.send_signal(signal.SIGCONT)
+    return t.finish(mp, full, jsonfile, timeout=60)
+
+
+r = gone_run(["-e", script], False)
+t.eq((r.status, sorted(r.stdout.splitlines())),
+     (0, ["begin [true]", "begin [true]"] + ["end [true]"] * 4),
+     "gone before read: process(PATH).begin and execname() as ptrace "
+     "mode has them")
+r = gone_run([], True)
+execs = [e["pid"] for e in r.find("exec")]
+vdso = [e["pid"] for e in r.find("module_load", path="[vdso]")]
+t.eq((len(execs), sorted(vdso)),
+     (2, sorted(execs + [e["pid"] for e in r.find("attach")])),
+     "gone before read: the attach's and each exec's image have their "
+     "[vdso] module")
+t.no_verify_diffs(r, "gone before read")
 
 # -- 3f. whose exit: the leader's is the process's --------------------
 # A leader's EXIT record may come before its threads' (main returned

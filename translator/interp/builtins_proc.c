@@ -263,8 +263,17 @@ static void call_string(struct interp *I, struct node *n,
 				sizeof(comm));
 		if (len > 0 && comm[len - 1] == '\n')
 			comm[--len] = '\0';
-		if (len > 0)
+		if (len > 0) {
 			maptap_script_buf_add(b, comm, (size_t)len);
+		} else if (I->tgt && I->tgt->pid && I->tgt->sess) {
+			/* gone from /proc: perf mode reads a short
+			 * command's records after its end */
+			const char *c;
+
+			if (maptap_session_proc(I->tgt->sess, I->tgt->pid,
+						NULL, &c) == 0)
+				maptap_script_buf_adds(b, c);
+		}
 		break;
 	case P_CMDLINE_ARGS:
 		a = tr_eval_str(I, n->list.v[2]);

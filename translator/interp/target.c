@@ -229,6 +229,18 @@ static struct proc *proc_begin(struct run *r, pid_t pid)
 	free(p->exe);
 	p->exe = read_exe(pid);
 	read_comm(pid, p->comm, sizeof(p->comm));
+	/* Gone from /proc (perf mode reads a short command's records after
+	 * its end): what the session knows it ran. */
+	if (!p->exe || !p->comm[0]) {
+		const char *exe, *comm;
+
+		if (maptap_session_proc(r->pub.sess, pid, &exe, &comm) == 0) {
+			if (!p->exe && exe[0])
+				p->exe = strdup(exe);
+			if (!p->comm[0])
+				snprintf(p->comm, sizeof(p->comm), "%s", comm);
+		}
+	}
 	return p;
 }
 
