@@ -99,6 +99,41 @@ int mt_proc_state(pid_t pid, char *state)
 	return 0;
 }
 
+/* Numeric fields FIELD to FIELD + N - 1 (1-based, as proc(5) numbers
+ * them; >= 3) of /proc/PID/stat, from one read, into OUT[0..N). */
+static int stat_fields(pid_t pid, int field, int n, long *out)
+{
+	char buf[2048];
+	const char *p;
+	int i, err = read_small(pid, "stat", buf, sizeof(buf));
+
+	if (err)
+		return err;
+	p = strrchr(buf, ')');
+	if (!p || field < 3 || n < 1)
+		return -EINVAL;
+	p++;	/* the space before field 3 */
+	for (i = 3; i < field + n; i++) {
+		if (*p != ' ')
+			return -EINVAL;
+		if (i >= field)
+			out[i - field] = strtol(p + 1, NULL, 10);
+		if (i == field + n - 1)
+			return 0;
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EINVAL;
+	}
+	return -EINVAL;
+}
+
+/* Numeric field FIELD (1-based, as proc(5) numbers them; >= 3) of
+ * /proc/PID/stat. */
+int mt_proc_stat_field(pid_t pid, int field, long *out)
+{
+	return stat_fields(pid, field, 1, out);
+}
+
 /* Whether blocked thread TID is in vfork(2), or in clone(2) with
  * CLONE_VFORK, or in clone3(2) (whose flags are in memory: taken for
  * one, as posix_spawn(3) makes it), from /proc/TID/syscall: the number
@@ -170,46 +205,17 @@ bool mt_thread_unstoppable(struct mt_thread *t, bool patient)
 {
 	char state;
 	uint64_t cpu = 0;
-	long ut, st;
+	long times[2];		/* utime, stime: fields 14 and 15 */
 
 	if (mt_proc_state(t->tid, &state) != 0)
 		state = 'R';	/* gone: its exit is reported */
 	if (state != 'D')
 		return mt_dsleep_give_up(&t->dsleep, state, false, 0, 0);
-	if (patient && mt_proc_stat_field(t->proc->pid, 14, &ut) == 0 &&
-	    mt_proc_stat_field(t->proc->pid, 15, &st) == 0)
-		cpu = (uint64_t)ut + (uint64_t)st;
+	if (patient && stat_fields(t->proc->pid, 14, 2, times) == 0)
+		cpu = (uint64_t)times[0] + (uint64_t)times[1];
 	return mt_dsleep_give_up(&t->dsleep, state,
 				 t->dsleep.since && in_vfork(t->tid), cpu,
 				 mt_now_ns());
-}
-
-/* Numeric field FIELD (1-based, as proc(5) numbers them; >= 3) of
- * /proc/PID/stat. */
-int mt_proc_stat_field(pid_t pid, int field, long *out)
-{
-	char buf[2048];
-	const char *p;
-	int i, err = read_small(pid, "stat", buf, sizeof(buf));
-
-	if (err)
-		return err;
-	p = strrchr(buf, ')');
-	if (!p || field < 3)
-		return -EINVAL;
-	p++;	/* the space before field 3 */
-	for (i = 3; i <= field; i++) {
-		if (*p != ' ')
-			return -EINVAL;
-		if (i == field) {
-			*out = strtol(p + 1, NULL, 10);
-			return 0;
-		}
-		p = strchr(p + 1, ' ');
-		if (!p)
-			return -EINVAL;
-	}
-	return -EINVAL;
 }
 
 /* 1 if PID is a kernel thread (PF_KTHREAD in the flags of
