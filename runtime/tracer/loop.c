@@ -273,6 +273,22 @@ static bool finish_at_exit(struct maptap_session *s, struct mt_thread *t)
 	return true;
 }
 
+/* At STATUS, an interrupt's or group-stop's stop of T that is to let T
+ * go: when a breakpoint's SIGTRAP is queued behind it
+ * (mt_uprobe_trap_queued()), resume T to that signal's stop, where it
+ * is let go instead (detach_at_stop(), detach_running()).  Returns
+ * whether T was resumed. */
+static bool take_queued_trap(struct maptap_session *s, struct mt_thread *t,
+			     int status)
+{
+	if (!WIFSTOPPED(status) || status >> 16 != PTRACE_EVENT_STOP ||
+	    !mt_uprobe_trap_queued(s, t) ||
+	    ptrace(PTRACE_CONT, t->tid, 0L, 0L) != 0)
+		return false;
+	t->stopped = false;
+	return true;
+}
+
 /* Stop thread T (running) and detach it, handling whatever stop comes
  * first so that no signal is lost: used when a traced process is about
  * to be attached by another traced process.  A thread that cannot stop
@@ -311,16 +327,8 @@ static void detach_running(struct maptap_session *s, struct mt_thread *t,
 			continue;
 		if (r < 0)
 			return;
-		if (r > 0 && WIFSTOPPED(status) &&
-		    status >> 16 == PTRACE_EVENT_STOP &&
-		    mt_uprobe_trap_queued(s, t)) {
-			/* A breakpoint's SIGTRAP queued behind the
-			 * interrupt: take its stop first (detach_at_stop()). */
-			if (ptrace(PTRACE_CONT, tid, 0L, 0L) == 0)
-				continue;
-			if (errno != ESRCH)
-				break;
-		}
+		if (r > 0 && take_queued_trap(s, t, status))
+			continue;
 		if (r > 0 && (!WIFSTOPPED(status) || !s->use_seccomp ||
 			      status >> 16 == PTRACE_EVENT_STOP))
 			break;
@@ -1003,13 +1011,8 @@ static void detach_at_stop(struct maptap_session *s, struct mt_thread *t,
 {
 	int sig = WSTOPSIG(status), event = status >> 16, deliver = 0;
 
-	if (event == PTRACE_EVENT_STOP && mt_uprobe_trap_queued(s, t) &&
-	    ptrace(PTRACE_CONT, t->tid, 0L, 0L) == 0) {
-		/* A breakpoint's SIGTRAP queued behind our interrupt: it
-		 * stops at that signal next, and is let go there. */
-		t->stopped = false;
+	if (take_queued_trap(s, t, status))
 		return;
-	}
 	if (sig == (SIGTRAP | 0x80)) {
 		if (t->hooked || (t->call && t->call->cls == MAPTAP_SC_MAP))
 			finish_at_exit(s, t);

@@ -42,7 +42,6 @@ struct mt_mm {
 	struct mt_bps *bps;		/* breakpoints (uprobe.c); NULL none */
 };
 
-/* One process (thread group). */
 /* A command name's size with its NUL: the kernel's TASK_COMM_LEN
  * (include/linux/sched.h), as /proc/PID/comm shows it. */
 #define MT_COMM_LEN 16
@@ -55,6 +54,7 @@ struct mt_dsleep {
 	uint64_t cpu;			/* that process's CPU time then */
 };
 
+/* One process (thread group). */
 struct mt_proc {
 	pid_t pid;			/* tgid */
 	struct mt_mm *mm;
