@@ -179,38 +179,11 @@ struct proc *tr_proc_find(struct run *r, pid_t pid)
 	return NULL;
 }
 
-static char *read_exe(pid_t pid)
-{
-	char path[64], buf[PATH_MAX];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	n = readlink(path, buf, sizeof(buf) - 1);
-	if (n < 0)
-		return NULL;
-	buf[n] = '\0';
-	return strdup(buf);
-}
-
-static void read_comm(pid_t pid, char *buf, size_t size)
-{
-	char path[64];
-	FILE *f;
-
-	buf[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(buf, (int)size, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-}
-
 /* Remember PID's executable at its begin; returns the entry. */
 static struct proc *proc_begin(struct run *r, pid_t pid)
 {
 	struct proc *p = tr_proc_find(r, pid);
+	const char *exe, *comm;
 
 	if (!p) {
 		if (r->nprocs == r->cap) {
@@ -227,19 +200,14 @@ static struct proc *proc_begin(struct run *r, pid_t pid)
 		p->exe = NULL;
 	}
 	free(p->exe);
-	p->exe = read_exe(pid);
-	read_comm(pid, p->comm, sizeof(p->comm));
-	/* Gone from /proc (perf mode reads a short command's records after
-	 * its end): what the session knows it ran. */
-	if (!p->exe || !p->comm[0]) {
-		const char *exe, *comm;
-
-		if (maptap_session_proc(r->pub.sess, pid, &exe, &comm) == 0) {
-			if (!p->exe && exe[0])
-				p->exe = strdup(exe);
-			if (!p->comm[0])
-				snprintf(p->comm, sizeof(p->comm), "%s", comm);
-		}
+	p->exe = NULL;
+	p->comm[0] = '\0';
+	/* The session's, not /proc's: perf mode reads a short command's
+	 * records after /proc has forgotten it, or shows a later image. */
+	if (maptap_session_proc(r->pub.sess, pid, &exe, &comm) == 0) {
+		if (exe[0])
+			p->exe = strdup(exe);
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	}
 	return p;
 }

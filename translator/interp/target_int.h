@@ -20,8 +20,8 @@
 /* A process the run has seen become ready. */
 struct proc {
 	pid_t pid;
-	char *exe;		/* /proc/PID/exe at its begin */
-	char comm[32];		/* /proc/PID/comm then, for end probes */
+	char *exe;		/* the session's at its begin (maptap_session_proc()) */
+	char comm[32];		/* its comm then (the same), for end probes */
 };
 
 /* Probes of one kind of point, in source order. */
