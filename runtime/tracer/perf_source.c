@@ -2058,9 +2058,17 @@ static void fork_done(struct maptap_session *s, struct mt_thread *t,
 		    t->perf_fork.ptid, t->perf_fork.time, shared);
 }
 
-/* Pending FORK records whose task_newtask did not come in the round
- * after theirs (a lost record), or all of them (ALL: no more records
- * will be read), made without it. */
+/* Pending FORK records whose task_newtask cannot come any more, or all
+ * of them (ALL: no more records will be read), made without it
+ * (new_process() then asks kcmp(2)).  copy_process() writes the
+ * creator's task_newtask after its FORK record and before the child
+ * can run, so it comes unless records were lost this round (f->lost);
+ * it may come rounds later when the creator is preempted, or its vCPU
+ * held, between the two: giving up one round after the FORK record
+ * logged a posix_spawn child that exec'd meanwhile as a fork with a
+ * copy of the model (kcmp then says "another mm"; perfmode.py "spawn
+ * (-x)" under load).  MT_PERF_NEWTASK_MAX_NS bounds the wait for a
+ * creator whose events lack the tracepoint. */
 static void forks_flush(struct maptap_session *s, bool all)
 {
 	struct mt_perf *f = s->perf;
@@ -2073,7 +2081,8 @@ static void forks_flush(struct maptap_session *s, bool all)
 
 		if (!t || !t->perf_fork.pid)
 			continue;
-		if (all || t->perf_fork.time < f->prev_applied_ns)
+		if (all || f->lost || t->perf_fork.time +
+		    MT_PERF_NEWTASK_MAX_NS < f->prev_applied_ns)
 			fork_done(s, t, -1);
 		else
 			left++;
@@ -3209,6 +3218,20 @@ int mt_perf_test_lock(struct maptap_session *s)
 	return f->lock_id;
 }
 
+int mt_perf_test_newtask(struct maptap_session *s)
+{
+	struct mt_perf *f = s->perf;
+
+	if (f->ntp + 1 > TP_MAX)
+		return -1;
+	f->newtask_id = 998;
+	f->nt_pid_off = 8;
+	f->nt_flags_off = 16;
+	f->nt_flags_size = 8;
+	add_tp(f, f->newtask_id);
+	return f->newtask_id;
+}
+
 int mt_perf_test_tp(const char *call, bool enter)
 {
 	size_t i;
@@ -3229,6 +3252,7 @@ void mt_perf_test_round(struct maptap_session *s, uint64_t applied,
 			uint64_t now)
 {
 	s->perf->applied_ns = applied;
+	forks_flush(s, false);	/* as drain() ends */
 	after_batch(s, now);
 	reap_silent(s);
 	s->perf->prev_applied_ns = applied;

@@ -114,6 +114,9 @@ struct mt_held_rec {
  * (a source: the events opened on one thread), and per thread which
  * source's copies of its records count (docs/tracer.md, "A thread with
  * two sets of events"). */
+/* perf: the longest a FORK record waits for its creator's task_newtask
+ * (perf_source.c, forks_flush()), ns. */
+#define MT_PERF_NEWTASK_MAX_NS 1000000000ULL
 #define MT_PERF_EXITED 256	/* tids of the last EXIT records kept */
 struct mt_perf_srcs {
 	uint64_t *id_lo;	/* per source, ascending: the first id the
@@ -617,9 +620,12 @@ void mt_perf_dup_free(struct mt_perf_dup *d);
  * processes gone without an exit record); mt_perf_test_lock() gives
  * that source the mmap_lock tracepoint, on from the start, and returns
  * the id its records carry ({ common fields; mm; memcg_id; bool write,
- * success } as the tracefs format says). */
+ * success } as the tracefs format says); mt_perf_test_newtask() the
+ * same for task_newtask ({ common fields; i32 pid; pad; u64
+ * clone_flags }). */
 int mt_perf_test_new(struct maptap_session *s);
 int mt_perf_test_lock(struct maptap_session *s);
+int mt_perf_test_newtask(struct maptap_session *s);
 int mt_perf_test_tp(const char *call, bool enter);
 void mt_perf_test_record(struct maptap_session *s,
 			 const struct perf_event_header *h);

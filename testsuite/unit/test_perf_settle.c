@@ -66,6 +66,8 @@ struct ctx {
 	pid_t watch;		/* the process whose exits are counted */
 	int exits;		/* its group exit events */
 	int status;		/* the last one's */
+	pid_t child;		/* the child whose fork and clone events */
+	int forks, clones;	/* are counted */
 };
 
 /* Have the child run OP ('u' munmap, 'm' mmap MAP_FIXED rw-) on
@@ -118,6 +120,10 @@ static int on_event(const struct maptap_event *ev, void *arg)
 		c->exits++;
 		c->status = ev->status;
 	}
+	if (ev->kind == MAPTAP_EV_FORK && ev->child == c->child)
+		c->forks++;
+	if (ev->kind == MAPTAP_EV_CLONE && ev->child == c->child)
+		c->clones++;
 	if ((ev->kind == MAPTAP_EV_UNMAP || ev->kind == MAPTAP_EV_MAP) &&
 	    c->n < sizeof(c->v) / sizeof(c->v[0]))
 		c->v[c->n++] = (struct rec){ ev->kind, ev->tid, ev->vma.start,
@@ -432,7 +438,8 @@ int main(void)
 	uint64_t v[6], t0, t1, p0, resyncs, stack_lo;
 	char *area;
 	pid_t pid, tid_t, tid_u, kid;
-	int i, gate[2];
+	int i, j, gate[2];
+	pid_t kid2;
 
 	/* [p0, p5): the 5 pages T mapped, the first read-only (its
 	 * mprotect); PROT_NONE pages around them. */
@@ -743,6 +750,73 @@ int main(void)
 		tap_int_eq(pages(&c, MAPTAP_EV_UNMAP, tid_t, q0 + 2 * PAGE,
 				 q0 + 3 * PAGE), 1, "U's page not unmapped "
 			   "again by T's exit");
+	}
+
+	/* 10. A FORK record whose task_newtask (clone_flags: CLONE_VM)
+	 * comes rounds later: its creator was preempted between the two
+	 * writes.  The fork was made without it after one round, by
+	 * kcmp(2), which says "another mm" for a posix_spawn child that
+	 * exec'd since: logged as a fork with a copy of the model
+	 * (perfmode.py "spawn (-x)", CI under load).  A child that runs
+	 * sleep stands for it.  And with no task_newtask at all, the fork
+	 * is made without it once MT_PERF_NEWTASK_MAX_NS has passed. */
+	i = mt_perf_test_newtask(s);
+	kid = fork();
+	if (kid == 0) {
+		execl("/bin/sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	if (tap_ok(i > 0 && kid > 0 && exe_is(kid, "/sleep"),
+		   "task_newtask's records; a child running sleep")) {
+		/* i32 pid; pad; u64 clone_flags */
+		uint8_t nt[16] = { 0 };
+		uint64_t flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
+		int32_t cpid = kid;
+
+		c.child = kid;
+		c.forks = c.clones = 0;
+		t0 = now_ns();
+		feed_task(s, PERF_RECORD_FORK, kid, pid, t0);
+		for (j = 1; j <= 3; j++)
+			mt_perf_test_round(s, t0 + j * 1000000, now_ns());
+		tap_ok(c.forks == 0 && c.clones == 0, "its FORK record waits "
+		       "3 rounds for its task_newtask");
+		memcpy(nt, &cpid, 4);
+		memcpy(nt + 8, &flags, 8);
+		feed_sample(s, (uint16_t)i, pid, pid, t0 + 3500000, nt,
+			    sizeof(nt));
+		mt_perf_test_round(s, t0 + 4000000, now_ns());
+		tap_ok(c.clones == 1 && c.forks == 0, "then a clone, sharing "
+		       "the mm, as its clone_flags say (%d clones, %d forks)",
+		       c.clones, c.forks);
+
+		/* a second child: no task_newtask at all */
+		kid2 = fork();
+		if (kid2 == 0) {
+			execl("/bin/sleep", "sleep", "30", (char *)NULL);
+			_exit(127);
+		}
+		c.child = kid2;
+		c.forks = c.clones = 0;
+		feed_task(s, PERF_RECORD_FORK, kid2, pid, t0 + 5000000);
+		mt_perf_test_round(s, t0 + 6000000, now_ns());
+		mt_perf_test_round(s, t0 + 7000000, now_ns());
+		tap_ok(c.forks == 0 && c.clones == 0, "without its "
+		       "task_newtask: still waiting 2 ms later");
+		mt_perf_test_round(s, t0 + 5000000 + MT_PERF_NEWTASK_MAX_NS +
+				   2000000, now_ns());
+		mt_perf_test_round(s, t0 + 5000000 + MT_PERF_NEWTASK_MAX_NS +
+				   3000000, now_ns());
+		tap_int_eq(c.forks + c.clones, 1, "... and made without it "
+			   "once MT_PERF_NEWTASK_MAX_NS has passed");
+		if (kid2 > 0) {
+			kill(kid2, SIGKILL);
+			waitpid(kid2, NULL, 0);
+		}
+	}
+	if (kid > 0) {
+		kill(kid, SIGKILL);
+		waitpid(kid, NULL, 0);
 	}
 
 	maptap_session_free(s);
