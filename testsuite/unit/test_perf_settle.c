@@ -22,7 +22,8 @@
  * older than that read are not applied again on top of it.  And with
  * the mmap_lock records: a page a sibling's munmap freed, handed by the
  * kernel at once to a new anonymous mapping just like it, is unmapped
- * in the munmap's name and mapped in the mmap's.
+ * in the munmap's name and mapped in the mmap's.  And a FORK record
+ * waits rounds for its creator's task_newtask (case 10).
  *
  * No target thread and no perf event: the "process" is a child of this
  * test that maps and unmaps on command (a pipe), and the records are
