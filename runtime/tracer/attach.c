@@ -72,6 +72,8 @@ static int seize_one(struct maptap_session *s, struct mt_proc *p, pid_t tid)
 		long tracer = 0;
 		int err = errno;
 
+		char state = 0;
+
 		if (err == ESRCH)
 			return 0;	/* the thread ended meanwhile: normal */
 		/* A thread created by one we seized since the scan began is
@@ -80,6 +82,16 @@ static int seize_one(struct maptap_session *s, struct mt_proc *p, pid_t tid)
 		if (err == EPERM &&
 		    mt_proc_status_long(tid, "TracerPid:", &tracer) == 0 &&
 		    tracer == getpid())
+			return 0;
+		/* A thread that has ended but is still listed (a zombie
+		 * until released, or already gone): ptrace_attach() refuses
+		 * a task with an exit_state with EPERM, not ESRCH
+		 * (kernel/ptrace.c).  A process creating and ending threads
+		 * met the scan so 1 attach in 30 ("permission denied
+		 * attaching"). */
+		if (err == EPERM && tid != p->pid &&
+		    (mt_proc_state(tid, &state) != 0 || state == 'Z' ||
+		     state == 'X'))
 			return 0;
 		return -err;
 	}

@@ -172,6 +172,28 @@ out, _ = tp.communicate("go\n", timeout=60)
 t.eq((out, tp.returncode), REF,
      "SIGINT while stopped: the target ends as untraced")
 
+# A thread that has ended but is still listed in /proc/PID/task (a zombie
+# until released; here kept so by another process tracing it): seizing it
+# fails with EPERM, as for a thread traced by someone else, not ESRCH.
+# The attach goes on without it (before: "already traced", exit 1; a
+# process that creates and ends threads met it 1 attach in 30).
+zombie = t.build("t_zombiethread")
+r, pid, status = t.attach_run([zombie])
+rep = t.reports(r.stdout)
+if r.status != 0:
+    t.diag("maptap: " + r.stderr.strip()[-300:])
+t.eq((status, r.status), (0, 0),
+     "ended thread still listed: the target and maptap -x exit 0")
+t.ok(rep.get("zombie") and rep.get("zombie") not in
+     {e["tid"] for e in r.find("detach", pid=pid)},
+     "ended thread still listed: it was not taken (thread %s)" %
+     rep.get("zombie"))
+lo, hi = rep.get("mapped", (0, 0))
+t.eq(t.history(r.events, lo, hi, pid),
+     [("map", (lo, hi), "mmap", pid), ("unmap", (lo, hi), "munmap", pid)],
+     "ended thread still listed: the main thread's mmap and munmap logged")
+t.no_verify_diffs(r, "ended thread still listed")
+
 # Attach to a stopped process: it stays stopped until SIGCONT, then runs
 # on traced.
 tp, pid = start_target(busy)
