@@ -43,6 +43,14 @@ size_t maptap_mm_count(const struct maptap_mm *mm);
 const struct maptap_vma *maptap_mm_find(const struct maptap_mm *mm,
 					uint64_t addr);
 
+/* The hole of MM around ADDR (bytes): when no VMA contains ADDR, the
+ * largest [*LO, *HI) holding it with no VMA in it -- *LO the end of the
+ * VMA below (0 if none), *HI the start of the VMA above (UINT64_MAX if
+ * none) -- and true; false, *LO and *HI untouched, when a VMA contains
+ * ADDR.  O(log n) expected; reads MM only (safe beside other readers). */
+bool maptap_mm_gap(const struct maptap_mm *mm, uint64_t addr, uint64_t *lo,
+		   uint64_t *hi);
+
 /* Call FN(vma, ARG) for every VMA intersecting [LO, HI) in address order;
  * stops early and returns FN's value when it is non-zero; else 0. */
 int maptap_mm_foreach(const struct maptap_mm *mm, uint64_t lo, uint64_t hi,

@@ -73,6 +73,28 @@ const struct maptap_vma *maptap_mm_find(const struct maptap_mm *mm,
 	return node ? &node->vma : NULL;
 }
 
+bool maptap_mm_gap(const struct maptap_mm *mm, uint64_t addr, uint64_t *lo,
+		   uint64_t *hi)
+{
+	const struct mm_node *n = mm->tree.root;
+	uint64_t below = 0, above = UINT64_MAX;
+
+	while (n) {
+		if (addr < n->vma.start) {
+			above = n->vma.start;
+			n = n->left;
+		} else if (addr >= n->vma.end) {
+			below = n->vma.end;
+			n = n->right;
+		} else {
+			return false;
+		}
+	}
+	*lo = below;
+	*hi = above;
+	return true;
+}
+
 struct foreach_ctx {
 	int (*fn)(const struct maptap_vma *vma, void *arg);
 	void *arg;

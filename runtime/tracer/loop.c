@@ -41,6 +41,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
 #ifndef CLONE_UNTRACED
 #define CLONE_UNTRACED 0x00800000	/* <linux/sched.h> */
 #endif
@@ -496,6 +500,30 @@ static void watch_filter(struct maptap_session *s, struct mt_thread *t,
  * unless the session said its events need no stop of their own
  * (opts.defer_calls: a backtrace at the next stop would not be the
  * call's). */
+/* An mmap is deferred too (refresh.c, find_deferred_map()): where it
+ * put its mapping is found at the next stop by reading the model's gaps
+ * with PROCMAP_QUERY, first where the last mapping went, so only with
+ * that source.  Not a MAP_HUGETLB call (its length is rounded to a huge
+ * page) nor MAP_GROWSDOWN (its VMA grows like a stack); a MAP_FIXED or
+ * MAP_FIXED_NOREPLACE one only into a range the model has empty, where
+ * anything found is its mapping (over a mapping, a failed call and a new
+ * mapping like the old cannot be told apart by a read). */
+static bool may_defer_map(const struct mt_mm *mm, const uint64_t args[6])
+{
+	uint64_t len = (args[1] + 4095ULL) & ~4095ULL, g0, g1;
+
+	if (!mm->reader ||
+	    maptap_maps_source_of(mm->reader) != MAPTAP_MAPS_QUERY ||
+	    args[1] == 0 || len == 0 || len >= (1ULL << 47) ||
+	    (args[3] & (MAP_HUGETLB | MAP_GROWSDOWN)))
+		return false;
+	if (!(args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)))
+		return true;
+	return (args[0] & 4095ULL) == 0 &&
+	       maptap_mm_gap(mm->model, args[0], &g0, &g1) &&
+	       g1 - args[0] >= len;
+}
+
 static bool may_defer(const struct maptap_session *s,
 		      const struct mt_thread *t,
 		      const struct maptap_syscall *sc, const uint64_t args[6])
@@ -516,6 +544,8 @@ static bool may_defer(const struct maptap_session *s,
 	case SYS_mremap:
 		return !(args[3] & (MREMAP_MAYMOVE | MREMAP_FIXED |
 				    MREMAP_DONTUNMAP));
+	case SYS_mmap:
+		return may_defer_map(p->mm, args);
 	default:
 		return false;
 	}

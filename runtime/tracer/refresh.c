@@ -210,6 +210,141 @@ void mt_check_main_stack(struct maptap_session *s, struct mt_proc *p,
 		stack_at(s, p, tid, p->mm->stack_addr);
 }
 
+/* The highest user address a mapping made without a hint above it can
+ * reach on x86-64 (DEFAULT_MAP_WINDOW, arch/x86/include/asm/page_64.h:
+ * 47-bit virtual addresses, less the top guard page). */
+#define MT_MAP_WINDOW 0x7ffffffff000ULL
+
+/* Whether every VMA of BUF meets [LO, HI). */
+static bool all_within(const struct maptap_vma_buf *buf, uint64_t lo,
+		       uint64_t hi)
+{
+	size_t i;
+
+	for (i = 0; i < buf->n; i++)
+		if (buf->v[i].end <= lo || buf->v[i].start >= hi)
+			return false;
+	return true;
+}
+
+/* Whether the kernel now has, in [G0, G1) -- a gap of T's model -- the
+ * one mapping of LEN bytes T's deferred mmap made: read [G0, G1) into
+ * s->buf; the VMAs there, clipped to the gap, are that mapping (it may
+ * have merged with the VMAs at either end, whose parts outside the gap
+ * the clip drops).  The [stack] growing down into the gap is not it.
+ * Returns 1 with its start in *AT, 0 when the gap is still empty, 2
+ * when what is there is not one mapping of LEN bytes (something the
+ * model does not explain: the caller reads the mm whole), or -errno of
+ * the read. */
+static int map_in_gap(struct maptap_session *s, struct mt_proc *p,
+		      uint64_t g0, uint64_t g1, uint64_t len, uint64_t *at)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t i;
+	int err;
+
+	maptap_vma_buf_clear(&s->buf);
+	err = maptap_maps_read_range(p->mm->reader, g0, g1, &s->buf);
+	if (err)
+		return err;
+	s->stats.refreshes++;
+	for (i = 0; i < s->buf.n; i++) {
+		const struct maptap_vma *v = &s->buf.v[i];
+
+		if (v->kind == MAPTAP_VMA_STACK || v->end <= g0 ||
+		    v->start >= g1)
+			continue;
+		if ((v->start > g0 ? v->start : g0) < lo)
+			lo = v->start > g0 ? v->start : g0;
+		if ((v->end < g1 ? v->end : g1) > hi)
+			hi = v->end < g1 ? v->end : g1;
+	}
+	if (lo >= hi)
+		return 0;
+	if (hi - lo != len)
+		return 2;
+	*at = lo;
+	return 1;
+}
+
+/* Where the deferred mmap of T (t->args, single-threaded mm, no exit
+ * stop: may_defer()) put its mapping, or whether it failed; it is T's
+ * first stop since the call.  A MAP_FIXED or MAP_FIXED_NOREPLACE call
+ * was deferred only into a range the model had empty, so anything there
+ * now is its mapping.  Any other call's mapping lies whole in one gap of
+ * the model at least LEN bytes long (a mapping without MAP_FIXED never
+ * replaces one, mmap(2)): the gap holding its hint first, then the gap
+ * at the last place a mapping was found (a loop of mmap and munmap gets
+ * the same address again; successive mappings go down from it,
+ * mm/mmap.c, the top-down allocator), then every gap from the top down
+ * to the bottom.  None changed: the call failed (no event).  Returns 1
+ * with the mapping's start in *RET, 0 with *RET a negative errno (it
+ * failed), 2 when the mm must be read whole, or -errno of a read. */
+static int find_deferred_map(struct maptap_session *s, struct mt_thread *t,
+			     int64_t *ret)
+{
+	const struct maptap_mm *mm = t->proc->mm->model;
+	const uint64_t *a = t->args;
+	uint64_t len = PAGE_UP(a[1]), tried[2][2] = { { 0, 0 }, { 0, 0 } };
+	uint64_t x, g0, g1, at = 0;
+	const struct maptap_vma *v;
+	int r, k;
+
+	*ret = -ENOMEM;
+	if (a[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
+		r = map_in_gap(s, t->proc, a[0], a[0] + len, len, &at);
+		if (r == 1)
+			*ret = (int64_t)at;
+		return r;
+	}
+	for (k = 0; k < 2; k++) {
+		x = k == 0 ? PAGE_DOWN(a[0]) : t->proc->mm->map_last;
+		if (x == 0)
+			continue;
+		if ((v = maptap_mm_find(mm, x)) != NULL) {
+			if (k == 0 || v->start == 0)
+				continue;	/* a hint on a VMA: not used */
+			x = v->start - 1;	/* the gap just below */
+		}
+		if (!maptap_mm_gap(mm, x, &g0, &g1) || g1 - g0 < len)
+			continue;
+		if (k == 1 && g0 == tried[0][0])
+			continue;
+		tried[k][0] = g0;
+		tried[k][1] = 1;
+		r = map_in_gap(s, t->proc, g0, g1, len, &at);
+		if (r == 1)
+			*ret = (int64_t)at;
+		if (r != 0)
+			return r;
+	}
+	/* Every other gap, from the top of the mapping window down. */
+	for (x = MT_MAP_WINDOW - 1;;) {
+		if ((v = maptap_mm_find(mm, x)) != NULL) {
+			if (v->start == 0)
+				break;
+			x = v->start - 1;
+			continue;
+		}
+		maptap_mm_gap(mm, x, &g0, &g1);
+		if (g1 > MT_MAP_WINDOW)
+			g1 = MT_MAP_WINDOW;
+		if (g1 - g0 >= len &&
+		    !(tried[0][1] && g0 == tried[0][0]) &&
+		    !(tried[1][1] && g0 == tried[1][0])) {
+			r = map_in_gap(s, t->proc, g0, g1, len, &at);
+			if (r == 1)
+				*ret = (int64_t)at;
+			if (r != 0)
+				return r;
+		}
+		if (g0 == 0)
+			break;
+		x = g0 - 1;
+	}
+	return 0;
+}
+
 static int complete_call(struct maptap_session *s, struct mt_thread *t,
 			 int64_t ret)
 {
@@ -217,15 +352,24 @@ static int complete_call(struct maptap_session *s, struct mt_thread *t,
 	struct mt_proc *p = t->proc;
 	struct maptap_mm_hint h;
 	uint64_t lo, hi, lo2, hi2;
-	int r, err = mt_ensure_reader(s, p);
+	int r, found = 1, err = mt_ensure_reader(s, p);
 
 	if (!err && s->fault)
 		err = s->fault(s->fault_arg, MT_FAULT_CALL, t);
 	if (err)
 		return err;
+	if (t->confirm && sc->range == MAPTAP_RANGE_MMAP) {
+		found = find_deferred_map(s, t, &ret);
+		if (found < 0)
+			return found;
+	}
 	r = maptap_syscall_range(sc, t->args, ret, &lo, &hi, &lo2, &hi2);
 	if (sc->range == MAPTAP_RANGE_BRK)
 		r = brk_range(p, ret, &lo, &hi);
+	if (found == 2)
+		r = 2;		/* not one mapping where it was found */
+	else if (t->confirm && sc->range == MAPTAP_RANGE_MMAP && found == 0)
+		r = 0;		/* found nowhere: it failed */
 	mt_hint_init(&h, p, t->tid, sc);
 	if (r == 1 && sc->range == MAPTAP_RANGE_UNMAP) {
 		err = mt_unmap_exit(s, t, lo, hi);
@@ -244,17 +388,27 @@ static int complete_call(struct maptap_session *s, struct mt_thread *t,
 		    !(ret < 0 && ret >= -4095) && !t->reported) {
 			h.fresh_lo = lo;
 			h.fresh_hi = hi;
-			if (!(t->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)))
+			if (!(t->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE))) {
 				mt_unmap_raced(s, t, lo, hi);
+				p->mm->map_last = lo;
+			}
 		}
 		if (sc->range == MAPTAP_RANGE_BRK ||
 		    (sc->range == MAPTAP_RANGE_MREMAP && lo2 == hi2))
 			h.in_place = true;
-		maptap_vma_buf_clear(&s->buf);
-		err = maptap_maps_read_range(p->mm->reader, lo, hi, &s->buf);
-		if (err)
-			return err;
-		s->stats.refreshes++;
+		/* A deferred mmap found: its gap's read is this read, when
+		 * all it holds is there (not a grown [stack] beside it)
+		 * and no sibling's call can have changed s->buf since. */
+		if (!(found == 1 && t->confirm &&
+		      sc->range == MAPTAP_RANGE_MMAP && p->mm->in_call <= 1 &&
+		      all_within(&s->buf, lo, hi))) {
+			maptap_vma_buf_clear(&s->buf);
+			err = maptap_maps_read_range(p->mm->reader, lo, hi,
+						     &s->buf);
+			if (err)
+				return err;
+			s->stats.refreshes++;
+		}
 		if (h.fresh_lo < h.fresh_hi &&
 		    (t->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)) &&
 		    (err = mt_read_settled(s, t, lo, hi, true)) != 0)

@@ -35,6 +35,10 @@ struct mt_mm {
 	bool stale;			/* a refresh failed: the model may miss
 					 * changes until mt_resync() */
 	bool stale_snapshot;		/* a snapshot read was among them */
+	uint64_t map_last;		/* start of the last mapping a
+					 * non-fixed mmap made; 0 none: where
+					 * a deferred mmap is looked for
+					 * first (find_deferred_map()) */
 	uint64_t stack_addr;		/* in the main stack ([stack]): the
 					 * image's start_stack; 0 not read yet */
 	uint64_t verify_next_ns;	/* --verify: no full check before */

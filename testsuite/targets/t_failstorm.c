@@ -10,11 +10,19 @@
  * threads at once, then the main thread alone again, each ROUNDS rounds
  * of a random call over a random range: mmap MAP_FIXED, munmap, mprotect
  * (read-only, read-write, none), madvise(MADV_DONTNEED), mremap in place
- * (may grow, or fail with ENOMEM where the next page is taken), and
- * calls that fail: munmap of an unaligned address (EINVAL), mprotect
- * with unknown bits (EINVAL), mprotect and madvise over a range that
- * begins in a hole (ENOMEM; mprotect then changes nothing), mremap to
- * length 0 (EINVAL).  A hole of 8 pages, made once by munmap, only ever
+ * (may grow, or fail with ENOMEM where the next page is taken), mmap
+ * without MAP_FIXED (the kernel places it; each phase keeps its last 8
+ * and unmaps the oldest, so places free up and are taken again), mmap
+ * with a hint in the region (placed there when those pages are free,
+ * merging with what is on either side, else elsewhere) -- both longer
+ * than the hole, so they never fill it -- and calls that
+ * fail: munmap of an unaligned address (EINVAL), mprotect with unknown
+ * bits (EINVAL), mprotect and madvise over a range that begins in a
+ * hole (ENOMEM; mprotect then changes nothing), mremap to length 0
+ * (EINVAL), mmap of no file without MAP_ANONYMOUS (EBADF), mmap of more
+ * than any gap holds (ENOMEM).  (issue 16: a lone thread's mmap takes no
+ * exit stop either; where it went, or that it failed, is read at the
+ * next stop.)  A hole of 8 pages, made once by munmap, only ever
  * sees calls that fail there.  Prints "region 0xSTART 0xEND", "hole
  * 0xSTART 0xEND", "failed N" (calls that failed, at least one of each
  * kind in each phase) and "done N"; copies its maps to MAPS_FILE at the
@@ -29,7 +37,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-enum { REGION_PAGES = 256, HOLE_PAGES = 8, KINDS = 5 };
+enum { REGION_PAGES = 256, HOLE_PAGES = 8, KINDS = 7, KEEP = 8 };
 
 static char *region, *hole;
 static long page;
@@ -39,6 +47,9 @@ struct phase {
 	unsigned seed;
 	long done, failed;
 	long kinds[KINDS];	/* failures of each kind seen */
+	void *kept[KEEP];	/* its placed mappings, oldest first */
+	size_t kept_len[KEEP];
+	int n_kept;
 };
 
 static int fail_call(int kind)
@@ -52,15 +63,40 @@ static int fail_call(int kind)
 		return mprotect(hole, 2 * (size_t)page, PROT_READ);
 	case 3:
 		return madvise(hole, (size_t)page, MADV_DONTNEED);
-	default:
+	case 4:
 		return mremap(hole - (size_t)page, (size_t)page, 0, 0) ==
+		       MAP_FAILED ? -1 : 0;
+	case 5:
+		return mmap(NULL, (size_t)page, PROT_READ, MAP_PRIVATE, -1,
+			    0) == MAP_FAILED ? -1 : 0;
+	default:
+		/* Longer than any gap below the 47-bit window: ENOMEM
+		 * from get_unmapped_area(), whatever the overcommit mode. */
+		return mmap(NULL, (1UL << 47) - 2 * (size_t)page, PROT_READ,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) ==
 		       MAP_FAILED ? -1 : 0;
 	}
 }
 
+/* Keep mapping M of LEN bytes; past KEEP, unmap the oldest. */
+static void keep(struct phase *ph, void *m, size_t len)
+{
+	if (ph->n_kept == KEEP) {
+		munmap(ph->kept[0], ph->kept_len[0]);
+		memmove(ph->kept, ph->kept + 1,
+			(KEEP - 1) * sizeof(ph->kept[0]));
+		memmove(ph->kept_len, ph->kept_len + 1,
+			(KEEP - 1) * sizeof(ph->kept_len[0]));
+		ph->n_kept--;
+	}
+	ph->kept[ph->n_kept] = m;
+	ph->kept_len[ph->n_kept++] = len;
+}
+
 static void round_of(struct phase *ph)
 {
-	int op = rand_r(&ph->seed) % 7;
+	int op = rand_r(&ph->seed) % 9;
+	void *m;
 	size_t at = (size_t)(rand_r(&ph->seed) % (REGION_PAGES - 8));
 	size_t len = (size_t)page * (size_t)(1 + rand_r(&ph->seed) % 8);
 	char *p = region + at * (size_t)page;
@@ -92,6 +128,27 @@ static void round_of(struct phase *ph)
 		(void)mremap(p, (size_t)page,
 			     (size_t)page * (size_t)(1 + rand_r(&ph->seed) % 3),
 			     0);
+		break;
+	case 5:
+		/* Longer than the hole: a placed mapping must never fill
+		 * it (calls there must keep failing). */
+		len += (size_t)page * HOLE_PAGES;
+		m = mmap(NULL, len, prots[rand_r(&ph->seed) % 3],
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return;
+		keep(ph, m, len);
+		break;
+	case 6:
+		/* A hint, no MAP_FIXED: at P if free, else elsewhere; kept
+		 * only when elsewhere (the region's own calls see to P). */
+		len += (size_t)page * HOLE_PAGES;
+		m = mmap(p, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return;
+		if (m != p)
+			keep(ph, m, len);
 		break;
 	default: {
 		int kind = rand_r(&ph->seed) % KINDS;
@@ -143,8 +200,19 @@ int main(int argc, char **argv)
 	memset(ph, 0, sizeof(ph));
 	for (k = 0; k < n + 2; k++)
 		ph[k].seed = 2654435761u * (unsigned)(k + 1);
-	region = mmap(NULL, REGION_PAGES * (size_t)page, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* The region between two PROT_NONE guard pages that no call
+	 * touches, so that the gaps its calls open never join the free
+	 * space around it, where the threads' stacks would go. */
+	region = mmap(NULL, (REGION_PAGES + 2) * (size_t)page,
+		      PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		      -1, 0);
+	if (region != MAP_FAILED &&
+	    (mprotect(region, (size_t)page, PROT_NONE) != 0 ||
+	     mprotect(region + (REGION_PAGES + 1) * (size_t)page,
+		      (size_t)page, PROT_NONE) != 0))
+		return 3;
+	if (region != MAP_FAILED)
+		region += page;
 	h = mmap(NULL, (HOLE_PAGES + 2) * (size_t)page, PROT_READ,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (region == MAP_FAILED || h == MAP_FAILED)

@@ -446,6 +446,23 @@ static void test_lookup_copy_verify(void)
 	       strcmp(f->name, "/bin/x") == 0, "find inside a VMA");
 	tap_ok(!maptap_mm_find(mm, BASE + 5 * PG), "find in a hole is NULL");
 	tap_ok(!maptap_mm_find(mm, BASE + 4 * PG), "end is exclusive");
+	{
+		uint64_t lo = 1, hi = 1;
+
+		tap_ok(!maptap_mm_gap(mm, BASE + 3 * PG, &lo, &hi) &&
+		       lo == 1 && hi == 1, "no gap inside a VMA");
+		tap_ok(maptap_mm_gap(mm, BASE + 4 * PG, &lo, &hi) &&
+		       lo == BASE + 4 * PG && hi == BASE + 8 * PG,
+		       "gap between two VMAs, from the end of one");
+		tap_ok(maptap_mm_gap(mm, BASE + 20 * PG - 1, &lo, &hi) &&
+		       lo == BASE + 12 * PG && hi == BASE + 20 * PG,
+		       "gap to the start of the next");
+		tap_ok(maptap_mm_gap(mm, 0, &lo, &hi) && lo == 0 &&
+		       hi == BASE, "gap below every VMA starts at 0");
+		tap_ok(maptap_mm_gap(mm, BASE + 22 * PG, &lo, &hi) &&
+		       lo == BASE + 22 * PG && hi == UINT64_MAX,
+		       "gap above every VMA ends at UINT64_MAX");
+	}
 	tap_int_eq(maptap_mm_foreach(mm, BASE + 3 * PG, BASE + 21 * PG,
 				     count_one, &n), 7,
 		   "foreach stops on the callback's value");

@@ -215,7 +215,25 @@ static bool finds_all(const struct maptap_mm *mm, const struct ref *want)
 		bool ok;
 
 		if (!v) {
+			uint64_t lo, hi, elo = 0, ehi = UINT64_MAX;
+			size_t j;
+
 			if (want->p[i].mapped)
+				return false;
+			/* The gap around an unmapped page ends at the
+			 * nearest mapped pages on either side. */
+			for (j = i; j-- > 0;)
+				if (want->p[j].mapped) {
+					elo = BASE + (j + 1) * PG;
+					break;
+				}
+			for (j = i + 1; j < want->npages; j++)
+				if (want->p[j].mapped) {
+					ehi = BASE + j * PG;
+					break;
+				}
+			if (!maptap_mm_gap(mm, a + PG / 2, &lo, &hi) ||
+			    lo != elo || hi != ehi)
 				return false;
 			continue;
 		}
