@@ -231,7 +231,8 @@ static bool all_within(const struct maptap_vma_buf *buf, uint64_t lo,
  * one mapping of LEN bytes T's deferred mmap made: read [G0, G1) into
  * s->buf; the VMAs there, clipped to the gap, are that mapping (it may
  * have merged with the VMAs at either end, whose parts outside the gap
- * the clip drops).  The [stack] growing down into the gap is not it.
+ * the clip drops).  The [stack] growing down into the gap, or a special
+ * mapping the kernel made there without a call, is not it.
  * Returns 1 with its start in *AT, 0 when the gap is still empty, 2
  * when what is there is not one mapping of LEN bytes (something the
  * model does not explain: the caller reads the mm whole), or -errno of
@@ -251,7 +252,13 @@ static int map_in_gap(struct maptap_session *s, struct mt_proc *p,
 	for (i = 0; i < s->buf.n; i++) {
 		const struct maptap_vma *v = &s->buf.v[i];
 
-		if (v->kind == MAPTAP_VMA_STACK || v->end <= g0 ||
+		/* Not made by an mmap: the [stack] growing down, the
+		 * kernel's own special mappings ([uprobes], made at a
+		 * kernel uprobe's first hit, with no call). */
+		if (v->kind == MAPTAP_VMA_STACK ||
+		    v->kind == MAPTAP_VMA_SPECIAL ||
+		    v->kind == MAPTAP_VMA_VDSO || v->kind == MAPTAP_VMA_VVAR ||
+		    v->kind == MAPTAP_VMA_VSYSCALL || v->end <= g0 ||
 		    v->start >= g1)
 			continue;
 		if ((v->start > g0 ? v->start : g0) < lo)
