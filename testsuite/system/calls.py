@@ -108,4 +108,35 @@ if x:
     t.eq(t.history(r.events, lo, hi, pid),
          [("map", (lo, hi), "mmap", pid),
           ("protect", (plo, phi), "pkey_mprotect", pid)], "pkey_mprotect")
+# mmaps a lone thread makes take no exit stop (issue 16): where each went
+# is found at the thread's next stop, whatever that stop is -- the next
+# call, a fork, a signal, the exit -- and its event comes before that
+# stop's own; one that failed makes none.
+x = run("placed")
+if x:
+    r, pid, rep = x
+    lo, hi = rep["area"]
+    t.eq(t.history(r.events, lo, hi, pid),
+         [("map", (lo, hi), "mmap", pid),
+          ("unmap", (lo + PG, lo + 2 * PG), "munmap", pid),
+          ("map", (lo + PG, lo + 2 * PG), "mmap", pid)],
+         "placed: a hint into a hole, merged on both sides, is its page")
+    for key in ("noreplace", "forked", "signalled", "last"):
+        a, b = rep[key]
+        t.eq(t.history(r.events, a, b, pid), [("map", (a, b), "mmap", pid)],
+             "placed: %s: one map event, in the mmap's name" % key)
+    mmaps = [e for e in r.range_events(pid) if e["syscall"] == "mmap"]
+    order = [e["event"] if e["event"] == "fork" else t.span(e)
+             for e in r.events if e.get("pid") == pid and
+             (e["event"] == "fork" or e in mmaps)]
+    t.ok(rep["forked"] in order and "fork" in order and
+         order.index(rep["forked"]) < order.index("fork"),
+         "placed: the mmap before the fork is logged before the fork")
+    # From the area's map on: the area, the hint's page, 20 pages
+    # unmapped again, noreplace, forked, signalled, last -- no more.
+    first = [i for i, e in enumerate(mmaps) if e["event"] == "map" and
+             t.span(e) == (lo, hi)]
+    t.eq(len([e for e in mmaps[first[-1] if first else 0:]
+              if e["event"] == "map"]), 7,
+         "placed: 7 mmaps mapped; the two that failed made no event")
 t.done()

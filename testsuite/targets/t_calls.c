@@ -15,6 +15,14 @@
  *   remap      remap_file_pages
  *   pkey       pkey_mprotect with the default key
  *   mseal      mseal (Linux 6.10)
+ *   placed     mmaps whose place only the kernel knows until they return
+ *              (issue 16: a lone thread's mmap takes no exit stop, its
+ *              mapping is found at the next stop): a hint that fills a
+ *              hole and merges with both sides ("area"), a
+ *              MAP_FIXED_NOREPLACE into free space ("noreplace"), an
+ *              mmap that fails with EBADF and one with ENOMEM, one
+ *              followed by a fork ("forked"), by a signal ("signalled"),
+ *              and one right before the process exits ("last")
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +32,8 @@
 #include <sys/mman.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <signal.h>
 
 #include "t_common.h"
 
@@ -177,6 +187,60 @@ static int seal(void)
 	return 0;
 }
 
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+static int placed(void)
+{
+	char *p = map_anon(3, PROT_READ | PROT_WRITE), *q;
+	int status;
+	pid_t child;
+
+	t_report("area", p, p + 3 * PG);
+	if (munmap(p + PG, PG))
+		return 1;
+	/* The hole's own address as a hint: placed there, the three pages
+	 * are one VMA again. */
+	q = mmap(p + PG, PG, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q != p + PG)
+		return 1;
+	q = map_anon(20, PROT_NONE);
+	if (munmap(q, 20 * PG))
+		return 1;
+	q = mmap(q + 4 * PG, 2 * PG, PROT_READ,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (q == MAP_FAILED)
+		return errno == EINVAL ? 77 : 1;
+	t_report("noreplace", q, q + 2 * PG);
+	if (mmap(NULL, PG, PROT_READ, MAP_PRIVATE, -1, 0) != MAP_FAILED ||
+	    errno != EBADF)
+		return 1;
+	if (mmap(NULL, (1UL << 47) - 2 * PG, PROT_READ,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED ||
+	    errno != ENOMEM)
+		return 1;
+	q = map_anon(1, PROT_READ);
+	t_report("forked", q, q + PG);
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		return 1;
+	if (child == 0)
+		_exit(0);
+	if (waitpid(child, &status, 0) != child)
+		return 1;
+	q = map_anon(2, PROT_READ);
+	t_report("signalled", q, q + 2 * PG);
+	signal(SIGUSR1, on_usr1);
+	raise(SIGUSR1);
+	q = map_anon(1, PROT_READ | PROT_WRITE);
+	t_report("last", q, q + PG);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 2 ? argv[1] : "";
@@ -201,6 +265,8 @@ int main(int argc, char **argv)
 		r = pkey();
 	else if (strcmp(what, "mseal") == 0)
 		r = seal();
+	else if (strcmp(what, "placed") == 0)
+		r = placed();
 	else
 		return 2;
 	t_dump_maps(argv[2]);
