@@ -10,15 +10,20 @@
  * waitpid(2) and one resume per stop, nothing read, nothing logged.  It
  * knows nothing of the address space: what it costs is what stopping
  * costs.  With -e, munmap, mprotect and madvise stop only at their
- * entry (the lever of issue 16 that maptap uses for a single-threaded
- * mm).
+ * entry (the first lever of issue 16 that maptap uses for a
+ * single-threaded mm).  With -m, the system calls maptap makes for a
+ * single-threaded mm, and nothing else: every traced call stops only at
+ * its entry (mmap too: maptap finds its mapping at the next stop), and
+ * at each seccomp stop PTRACE_GET_SYSCALL_INFO and one PROCMAP_QUERY of
+ * /proc/PID/maps -- maptap's stops without maptap's own work.
  *
- * Usage: floor [-e] COMMAND [ARG...]
+ * Usage: floor [-e | -m] COMMAND [ARG...]
  * Prints "floor: N stops (S seccomp, X exit)" on stderr and exits with
  * COMMAND's status (128 + signal when it was killed), 127 when it cannot
  * start.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -27,11 +32,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "../../runtime/model/procmap_query.h"
 
 enum cls { NONE, MAP, EXEC, PTRACE, CLONE, CLONE3 };
 
@@ -50,8 +58,30 @@ static const struct {
 
 static int entry_only(int nr, int eflag)
 {
-	return eflag && (nr == SYS_munmap || nr == SYS_mprotect ||
-			 nr == SYS_madvise);
+	return eflag == 2 || (eflag && (nr == SYS_munmap ||
+					nr == SYS_mprotect ||
+					nr == SYS_madvise));
+}
+
+/* -m: what maptap reads at a seccomp stop of TID: the call
+ * (PTRACE_GET_SYSCALL_INFO) and one VMA (PROCMAP_QUERY on the maps of
+ * TID's process, opened once: *FD). */
+static void read_as_maptap(pid_t tid, int *fd)
+{
+	struct __ptrace_syscall_info info;
+	struct procmap_query q;
+	char path[64];
+
+	ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof(info), &info);
+	if (*fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)tid);
+		*fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA;
+	q.query_addr = info.seccomp.args[0];
+	ioctl(*fd, PROCMAP_QUERY, &q);
 }
 
 /* One compare and one return per traced number: short enough for the
@@ -91,16 +121,17 @@ static int install(int eflag)
 int main(int argc, char **argv)
 {
 	unsigned long nsecc = 0, nexit = 0, msg;
-	int eflag = 0, status, rc = 127;
+	int eflag = 0, status, rc = 127, maps_fd = -1;
 	pid_t child, tid;
 
-	if (argc > 1 && strcmp(argv[1], "-e") == 0) {
-		eflag = 1;
+	if (argc > 1 && (strcmp(argv[1], "-e") == 0 ||
+			 strcmp(argv[1], "-m") == 0)) {
+		eflag = argv[1][1] == 'm' ? 2 : 1;
 		argv++;
 		argc--;
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: floor [-e] COMMAND [ARG...]\n");
+		fprintf(stderr, "usage: floor [-e | -m] COMMAND [ARG...]\n");
 		return 127;
 	}
 	child = fork();
@@ -150,6 +181,8 @@ int main(int argc, char **argv)
 		ev = status >> 16;
 		if (ev == PTRACE_EVENT_SECCOMP) {
 			nsecc++;
+			if (eflag == 2)
+				read_as_maptap(tid, &maps_fd);
 			/* Without -e every traced call goes to its exit:
 			 * no need to ask which. */
 			if (!eflag ||

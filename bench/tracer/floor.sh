@@ -10,6 +10,9 @@
 #   floor   bench/tracer/floor.c: a seccomp filter that traps maptap's
 #           mapping calls, PTRACE_SYSCALL to each one's exit, one
 #           blocking waitpid per stop, nothing read or logged
+#   minimal floor -m: maptap's stops and system calls for a lone thread
+#           (entry stops only, PTRACE_GET_SYSCALL_INFO and one
+#           PROCMAP_QUERY each), without maptap's own work
 #   strace  strace -f --seccomp-bpf -e trace=%memory -o /dev/null
 #   maptap  maptap -v -o /dev/null -c (the default log, thrown away)
 #   pin     maptap --pin (maptap and the command on one CPU)
@@ -94,7 +97,7 @@ for i in 1 2 3 4; do
 done
 
 workloads="map dl py"
-tracers="none floor strace maptap pin perf"
+tracers="none floor minimal strace maptap pin perf"
 base_cmd=()
 if [ -n "${MAPTAP_BASE:-}" ]; then
 	[ -x "$MAPTAP_BASE" ] || die "MAPTAP_BASE: no program at '$MAPTAP_BASE'"
@@ -118,6 +121,7 @@ run_cell() {
 	case $tr in
 	none) argv=(sh -c "exec $cmd") ;;
 	floor) argv=(sh -c "exec $work/floor $cmd") ;;
+	minimal) argv=(sh -c "exec $work/floor -m $cmd") ;;
 	strace) argv=("$strace_bin" -f --seccomp-bpf -e trace=%memory
 		      -o /dev/null sh -c "exec $cmd") ;;
 	maptap) argv=("${maptap_cmd[@]}" -v -o /dev/null -c "$cmd") ;;
@@ -131,7 +135,7 @@ run_cell() {
 	t1=$EPOCHREALTIME
 	[ "$rc" = 0 ] || { cat "$work/err" >&2; die "$w.$tr failed ($rc)"; }
 	case $tr in
-	floor) stops=$(sed -n 's/^floor: \([0-9]*\) stops (\([0-9]*\) seccomp.*/\1 \2/p' "$work/err") ;;
+	floor|minimal) stops=$(sed -n 's/^floor: \([0-9]*\) stops (\([0-9]*\) seccomp.*/\1 \2/p' "$work/err") ;;
 	maptap|pin|perf|base) stops=$(sed -n 's/^maptap: \([0-9]*\) stops.*/\1 0/p' "$work/err") ;;
 	*) stops="0 0" ;;
 	esac

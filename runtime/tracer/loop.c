@@ -500,14 +500,19 @@ static void watch_filter(struct maptap_session *s, struct mt_thread *t,
  * unless the session said its events need no stop of their own
  * (opts.defer_calls: a backtrace at the next stop would not be the
  * call's). */
-/* An mmap is deferred too (refresh.c, find_deferred_map()): where it
- * put its mapping is found at the next stop by reading the model's gaps
- * with PROCMAP_QUERY, first where the last mapping went, so only with
- * that source.  Not a MAP_HUGETLB call (its length is rounded to a huge
- * page) nor MAP_GROWSDOWN (its VMA grows like a stack); a MAP_FIXED or
- * MAP_FIXED_NOREPLACE one only into a range the model has empty, where
- * anything found is its mapping (over a mapping, a failed call and a new
- * mapping like the old cannot be told apart by a read). */
+/* An anonymous mmap is deferred too (refresh.c, find_deferred_map()):
+ * where it put its mapping is found at the next stop by reading the
+ * model's gaps with PROCMAP_QUERY, first where the last mapping went, so
+ * only with that source.  Only MAP_ANONYMOUS: a call that failed is
+ * found nowhere only after every gap long enough was read, and an
+ * anonymous mmap fails only when memory or address space runs out
+ * (ENOMEM), where a file's fails for a bad descriptor or mode too
+ * (EBADF, EACCES, ENODEV: mmap(2)).  Not MAP_HUGETLB (its length is
+ * rounded to a huge page) nor MAP_GROWSDOWN (its VMA grows like a
+ * stack); MAP_FIXED or MAP_FIXED_NOREPLACE only into a range the model
+ * has empty, where anything found is its mapping (over a mapping, a
+ * failed call and a new mapping like the old cannot be told apart by a
+ * read). */
 static bool may_defer_map(const struct mt_mm *mm, const uint64_t args[6])
 {
 	uint64_t len = (args[1] + 4095ULL) & ~4095ULL, g0, g1;
@@ -515,6 +520,7 @@ static bool may_defer_map(const struct mt_mm *mm, const uint64_t args[6])
 	if (!mm->reader ||
 	    maptap_maps_source_of(mm->reader) != MAPTAP_MAPS_QUERY ||
 	    args[1] == 0 || len == 0 || len >= (1ULL << 47) ||
+	    !(args[3] & MAP_ANONYMOUS) ||
 	    (args[3] & (MAP_HUGETLB | MAP_GROWSDOWN)))
 		return false;
 	if (!(args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)))

@@ -215,6 +215,10 @@ void mt_check_main_stack(struct maptap_session *s, struct mt_proc *p,
  * 47-bit virtual addresses, less the top guard page). */
 #define MT_MAP_WINDOW 0x7ffffffff000ULL
 
+/* Gap reads a deferred mmap's search makes from the top down before it
+ * reads the whole mm instead (a failed call, in an mm of many gaps). */
+#define MT_MAP_SEARCH_MAX 16
+
 /* Whether every VMA of BUF meets [LO, HI). */
 static bool all_within(const struct maptap_vma_buf *buf, uint64_t lo,
 		       uint64_t hi)
@@ -284,7 +288,8 @@ static int map_in_gap(struct maptap_session *s, struct mt_proc *p,
  * at the last place a mapping was found (a loop of mmap and munmap gets
  * the same address again; successive mappings go down from it,
  * mm/mmap.c, the top-down allocator), then every gap from the top down
- * to the bottom.  None changed: the call failed (no event).  Returns 1
+ * to the bottom, MT_MAP_SEARCH_MAX of them at most before the whole mm
+ * is read instead.  None changed: the call failed (no event).  Returns 1
  * with the mapping's start in *RET, 0 with *RET a negative errno (it
  * failed), 2 when the mm must be read whole, or -errno of a read. */
 static int find_deferred_map(struct maptap_session *s, struct mt_thread *t,
@@ -325,8 +330,9 @@ static int find_deferred_map(struct maptap_session *s, struct mt_thread *t,
 		if (r != 0)
 			return r;
 	}
-	/* Every other gap, from the top of the mapping window down. */
-	for (x = MT_MAP_WINDOW - 1;;) {
+	/* Every other gap, from the top of the mapping window down; past
+	 * MT_MAP_SEARCH_MAX reads, one read of the whole mm costs less. */
+	for (x = MT_MAP_WINDOW - 1, k = 0;;) {
 		if ((v = maptap_mm_find(mm, x)) != NULL) {
 			if (v->start == 0)
 				break;
@@ -339,6 +345,8 @@ static int find_deferred_map(struct maptap_session *s, struct mt_thread *t,
 		if (g1 - g0 >= len &&
 		    !(tried[0][1] && g0 == tried[0][0]) &&
 		    !(tried[1][1] && g0 == tried[1][0])) {
+			if (++k > MT_MAP_SEARCH_MAX)
+				return 2;
 			r = map_in_gap(s, t->proc, g0, g1, len, &at);
 			if (r == 1)
 				*ret = (int64_t)at;

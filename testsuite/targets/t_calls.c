@@ -20,7 +20,9 @@
  *              mapping is found at the next stop): a hint that fills a
  *              hole and merges with both sides ("area"), a
  *              MAP_FIXED_NOREPLACE into free space ("noreplace"), an
- *              mmap that fails with EBADF and one with ENOMEM, one
+ *              mmap that fails with EBADF (a file's: not deferred) and
+ *              anonymous ones with ENOMEM (too long for any gap;
+ *              refused by RLIMIT_AS with 20 gaps that could hold it), one
  *              followed by a fork ("forked"), by a signal ("signalled"),
  *              and one right before the process exits ("last")
  */
@@ -33,6 +35,7 @@
 #include <sys/shm.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/resource.h>
 #include <signal.h>
 
 #include "t_common.h"
@@ -195,7 +198,8 @@ static void on_usr1(int sig)
 static int placed(void)
 {
 	char *p = map_anon(3, PROT_READ | PROT_WRITE), *q;
-	int status;
+	struct rlimit as, lim;
+	int status, i, e;
 	pid_t child;
 
 	t_report("area", p, p + 3 * PG);
@@ -221,6 +225,24 @@ static int placed(void)
 	if (mmap(NULL, (1UL << 47) - 2 * PG, PROT_READ,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED ||
 	    errno != ENOMEM)
+		return 1;
+	/* 20 one-page gaps, then a one-page mmap refused by RLIMIT_AS:
+	 * every gap could have held it (more than the search reads
+	 * before it reads the whole mm). */
+	q = map_anon(41, PROT_READ);
+	for (i = 1; i < 41; i += 2)
+		if (munmap(q + i * PG, PG))
+			return 1;
+	if (getrlimit(RLIMIT_AS, &as) != 0)
+		return 1;
+	lim = as;
+	lim.rlim_cur = 0;
+	if (setrlimit(RLIMIT_AS, &lim) != 0)
+		return 1;
+	errno = 0;
+	q = mmap(NULL, PG, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	e = errno;
+	if (setrlimit(RLIMIT_AS, &as) != 0 || q != MAP_FAILED || e != ENOMEM)
 		return 1;
 	q = map_anon(1, PROT_READ);
 	t_report("forked", q, q + PG);
