@@ -320,8 +320,8 @@ static int find_deferred_map(struct maptap_session *s, struct mt_thread *t,
 		}
 		if (!maptap_mm_gap(mm, x, &g0, &g1) || g1 - g0 < len)
 			continue;
-		if (k == 1 && g0 == tried[0][0])
-			continue;
+		if (k == 1 && tried[0][1] && g0 == tried[0][0])
+			continue;	/* the hint's gap, read already */
 		tried[k][0] = g0;
 		tried[k][1] = 1;
 		r = map_in_gap(s, t->proc, g0, g1, len, &at);
