@@ -172,13 +172,29 @@ struct maptap_session_opts {
 	/* Fewer stops (issue 16): on_event never reads the registers, stack
 	 * or memory of the thread an event names (no backtrace of the call
 	 * that made it).  Then, in launch mode with the filter, a munmap,
-	 * mprotect, pkey_mprotect, madvise or in-place mremap of a
-	 * single-threaded mm makes no exit stop: its change is read, and
-	 * its events emitted, at the thread's next stop, where the thread
-	 * is past the call (docs/model.md, "When an event is emitted").
+	 * mprotect, pkey_mprotect, madvise, in-place mremap or anonymous
+	 * mmap of a single-threaded mm makes no exit stop: its change is
+	 * read (an mmap's mapping looked for in the model's gaps), and its
+	 * events emitted, at the thread's next stop, where the thread is
+	 * past the call (docs/model.md, "When an event is emitted").
 	 * False (the default): every mapping call's events come at its own
 	 * exit stop, with the thread still in the call. */
 	bool defer_calls;
+	/* A cheaper wait (issue 16): when no deadline, listener or detach
+	 * is in progress, wait for the next stop in a blocking waitpid(2)
+	 * -- one system call per stop -- instead of looking for it a while
+	 * and then sleeping in ppoll(2) on a signalfd, which costs about
+	 * 8 us more per stop on a small VM (bench/README.md).  The caller
+	 * promises that maptap_session_request_detach() is called only on
+	 * the session's own thread (from a signal handler running there, or
+	 * between runs): a signal that arrives during the wait ends it with
+	 * EINTR (its handler must not have SA_RESTART, or the request waits
+	 * for the next stop), and one that arrives just before it has the
+	 * request interrupt the running tracees (PTRACE_INTERRUPT), whose
+	 * stops end the wait.  A request from another thread is taken at
+	 * the next stop.  False (the default): the ppoll(2) wait, which a
+	 * request from any thread ends. */
+	bool block_wait;
 	/* The event source (enum maptap_events_source); 0 is PTRACE.  With
 	 * PERF or AUTO, ON_SYSCALL and breakpoint probes are not served by
 	 * perf events: a caller that needs them asks for PTRACE. */

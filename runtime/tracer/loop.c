@@ -1322,6 +1322,63 @@ static void wait_chld(struct maptap_session *s, int chld_fd, uint64_t ns,
 #define MT_SPIN_MAX_NS 200000ULL
 #define MT_SPIN_MIN_NS 10000ULL
 
+/* Whether the run loop may wait for the next stop in a blocking
+ * waitpid(2) (opts.block_wait): nothing but a stop or a signal can need
+ * it meanwhile -- no deadline, no listener, no detach under way -- and
+ * a tracee is there to stop. */
+static bool may_block(const struct maptap_session *s, uint64_t deadline)
+{
+	return s->opts.block_wait && !deadline && !s->listeners.n &&
+	       !s->detaching && s->threads.n > 0;
+}
+
+void mt_wake_blocked(struct maptap_session *s)
+{
+	size_t i;
+
+	/* A thread in a group-stop stays there: an interrupt would make
+	 * it report, and resuming it would end the stop. */
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *t = mt_thread_at(s, i);
+
+		if (t && !t->stopped && !t->group_stopped)
+			ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L);
+	}
+}
+
+/* The next stop by one blocking waitpid(-1), the floor's wait (issue 16,
+ * bench/README.md): its tid with *STATUS; 0 when a signal handler ran
+ * (EINTR) or a detach request is pending, for the loop to look again;
+ * -1 with errno from waitpid(2).  A request made before in_block is set
+ * is seen below; one made after it, on this thread (opts.block_wait),
+ * interrupts the running tracees (mt_wake_blocked()): either way the
+ * wait ends.  in_block is cleared before the loop touches the thread
+ * table again. */
+static pid_t block_for_stop(struct maptap_session *s, int *status)
+{
+	pid_t tid;
+	int err;
+
+	if (mt_waitq_pop(s, &tid, status))
+		return tid;
+	__atomic_store_n(&s->in_block, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&s->detach_req, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&s->in_block, 0, __ATOMIC_SEQ_CST);
+		return 0;
+	}
+	if (s->fault)
+		(void)s->fault(s->fault_arg, MT_FAULT_BLOCK, NULL);
+	tid = waitpid(-1, status, __WALL);
+	err = errno;
+	__atomic_store_n(&s->in_block, 0, __ATOMIC_SEQ_CST);
+	if (tid > 0)
+		mt_waitq_drain(s);
+	else if (tid < 0 && err == EINTR)
+		return 0;
+	errno = err;
+	return tid;
+}
+
 /* Look for a stop for up to s->spin_ns, as above.  Returns its tid with
  * *STATUS, 0 when none came or something else needs the loop (a detach
  * request, the DEADLINE), or -1 with errno from waitpid(2). */
@@ -1333,7 +1390,8 @@ static pid_t spin_wait(struct maptap_session *s, int *status,
 
 	if (mt_waitq_pop(s, &tid, status))
 		return tid;
-	if (!s->spin_ns || s->listeners.n || s->detaching)
+	if (!s->spin_ns || s->listeners.n || s->detaching ||
+	    may_block(s, deadline))
 		return 0;
 	t0 = mt_now_ns();
 	for (;;) {
@@ -1384,6 +1442,11 @@ static int run_until(struct maptap_session *s, uint64_t deadline,
 
 		take_detach_request(s);
 		mt_listeners_poll(s);
+		if (tid == 0 && may_block(s, deadline)) {
+			tid = block_for_stop(s, &status);
+			if (tid == 0)
+				continue;	/* a signal or a request */
+		}
 		if (tid == 0)
 			tid = mt_wait_any(s, &status);
 		if (tid < 0) {
@@ -1454,6 +1517,7 @@ int maptap_session_run_until(struct maptap_session *s, uint64_t deadline_ns)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		return rc;
 	}
+	s->run_tid = (pid_t)syscall(SYS_gettid);
 	rc = run_until(s, deadline_ns, fd);
 	close(fd);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

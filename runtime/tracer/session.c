@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <unistd.h>
 
@@ -77,6 +78,11 @@ void maptap_session_request_detach(struct maptap_session *s, int signo)
 	__atomic_fetch_or(&s->detach_req, bit, __ATOMIC_SEQ_CST);
 	/* A full pipe fails with EAGAIN: a wake-up is pending anyway. */
 	(void)!write(s->wake[1], "", 1);
+	/* The run loop may be in, or just about to enter, a blocking
+	 * waitpid (opts.block_wait), which no pipe ends. */
+	if (__atomic_load_n(&s->in_block, __ATOMIC_SEQ_CST) &&
+	    (pid_t)syscall(SYS_gettid) == s->run_tid)
+		mt_wake_blocked(s);
 	errno = saved;
 }
 

@@ -264,6 +264,10 @@ struct maptap_session {
 	 * taken atomically, so that two close together are both kept. */
 	uint64_t detach_req;
 	int wake[2];			/* self-pipe: a request ends the wait */
+	pid_t run_tid;			/* the thread in maptap_session_run*() */
+	int in_block;			/* 1 from just before a blocking
+					 * waitpid to its end (atomic): a
+					 * request then interrupts tracees */
 	bool detaching;
 	/* A callback returned non-zero (mt_callback_stop()): no callback is
 	 * made again (QUIET), and STOP_RC, until maptap_session_run_until()
@@ -361,10 +365,18 @@ void mt_forget_lost(struct maptap_session *s, const char *why);
  * with several threads traced, a waitpid(-1) that finds one takes every
  * other pending stop too.  Returns its tid with *STATUS, 0 when none is
  * pending (it never blocks), or -1 with errno from waitpid(2).
+ * mt_waitq_drain(): after a waitpid(-1) took a stop, queue every other
+ * one already pending (with several threads).
  * mt_waitq_pop(): the oldest taken stop, false if none.
  * mt_waitq_take(): thread TID's taken stop (STATUS may be NULL), false
  * if none: a wait for one thread must look here before waitpid(TID). */
 pid_t mt_wait_any(struct maptap_session *s, int *status);
+void mt_waitq_drain(struct maptap_session *s);
+/* loop.c: from maptap_session_request_detach() on the session's thread
+ * while it is in, or about to enter, a blocking waitpid (s->in_block):
+ * make the wait end (async-signal-safe: system calls and reads of the
+ * thread table, which the loop does not change meanwhile). */
+void mt_wake_blocked(struct maptap_session *s);
 bool mt_waitq_pop(struct maptap_session *s, pid_t *tid, int *status);
 bool mt_waitq_take(struct maptap_session *s, pid_t tid, int *status);
 void mt_waitq_free(struct maptap_session *s);
@@ -381,6 +393,11 @@ enum mt_fault_site {
 				 * thread it runs a call in, launch.c's reap):
 				 * non-zero is a signal to maptap
 				 * interrupting that wait (EINTR) */
+	MT_FAULT_BLOCK,		/* loop.c's blocking wait for the next
+				 * stop, after it looked for a detach
+				 * request and before waitpid(2): where a
+				 * signal handler's request is hardest to
+				 * see (the return value is ignored) */
 };
 
 /* diag.c: for tests only (testsuite/unit/test_errors.c).  From now

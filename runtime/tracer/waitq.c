@@ -89,18 +89,16 @@ bool mt_waitq_take(struct maptap_session *s, pid_t tid, int *status)
 	return false;
 }
 
-pid_t mt_wait_any(struct maptap_session *s, int *status)
+void mt_waitq_drain(struct maptap_session *s)
 {
-	pid_t tid, more;
+	pid_t more;
 	int st;
 
-	if (mt_waitq_pop(s, &tid, status))
-		return tid;
-	tid = waitpid(-1, status, __WALL | WNOHANG);
-	if (tid <= 0 || s->threads.n < 2)
-		return tid;
+	if (s->threads.n < 2)
+		return;
 	/* Take every other stop now pending: they come before the next
-	 * stop of TID, which the next waitpid(-1) would report first. */
+	 * stop of the one just taken, which the next waitpid(-1) would
+	 * report first. */
 	for (;;) {
 		more = waitpid(-1, &st, __WALL | WNOHANG);
 		if (more < 0 && errno == EINTR)
@@ -108,12 +106,23 @@ pid_t mt_wait_any(struct maptap_session *s, int *status)
 		if (more <= 0)
 			break;
 		if (!push(&s->waitq, more, st)) {
-			/* Out of memory: handle it now, before TID's stop;
-			 * nothing is lost, only the turn. */
+			/* Out of memory: handle it now, before the other's
+			 * stop; nothing is lost, only the turn. */
 			mt_handle_status(s, more, st);
 			break;
 		}
 	}
+}
+
+pid_t mt_wait_any(struct maptap_session *s, int *status)
+{
+	pid_t tid;
+
+	if (mt_waitq_pop(s, &tid, status))
+		return tid;
+	tid = waitpid(-1, status, __WALL | WNOHANG);
+	if (tid > 0)
+		mt_waitq_drain(s);
 	return tid;
 }
 

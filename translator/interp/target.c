@@ -825,6 +825,11 @@ int tr_target_open(struct interp *I)
 	 * (the session keeps its exit stop). */
 	so.defer_calls = !o->stacks && !o->report &&
 			 (o->own_output || !r->I->el->at_stop);
+	/* maptap's one thread is the session's, and its only detach
+	 * requests come from its own SIGINT/SIGTERM/SIGHUP handlers (no
+	 * SA_RESTART, set_signals()) and its own code: the blocking wait's
+	 * promise (maptap/session.h). */
+	so.block_wait = true;
 	/* In perf mode the same stacks are the copies taken at the calls'
 	 * entries (builtins_stack.c). */
 	so.call_stacks = o->stacks || o->report;

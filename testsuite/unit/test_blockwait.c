@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_blockwait.c -- detach requests against the blocking wait
+ * (maptap_session_opts.block_wait, issue 16).
+ *
+ * With block_wait the run loop waits for the next stop in one blocking
+ * waitpid(2), which no self-pipe can end.  A request must still be
+ * taken at once:
+ *  1. made by a signal handler (no SA_RESTART) while the loop sleeps in
+ *     the wait: the wait fails with EINTR;
+ *  2. made just before the wait, after the loop last looked (the
+ *     test-only fault site MT_FAULT_BLOCK calls the request there, as a
+ *     handler that ran at that instant would): the request interrupts
+ *     the running tracees (PTRACE_INTERRUPT), whose stop ends the wait.
+ * The launched command, testsuite/targets/t_sleeper.c (built at test
+ * time with $CC, no C library), sleeps 30 s and makes no stop after its
+ * exec; a request in launch mode sends its signal (SIGTERM) to the
+ * command.  So the command killed by SIGTERM shows the request was
+ * taken; a request left waiting lets it exit 0 after 30 s.
+ */
+#include <config.h>
+
+#include <maptap/maptap.h>
+
+#include "../../runtime/tracer/tracer_priv.h"
+#include "../lib/tap.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/maptap-blockwait.XXXXXX";
+static char target[PATH_MAX];
+static struct maptap_session *sess;
+static bool ready, in_window;
+static int blocks;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	maptap_session_request_detach(sess, SIGTERM);
+}
+
+static int fault(void *arg, int site, const struct mt_thread *t)
+{
+	(void)arg;
+	(void)t;
+	if (site != MT_FAULT_BLOCK)
+		return 0;
+	blocks++;
+	/* Once the command runs its own program: a signal in the window. */
+	if (in_window && ready) {
+		in_window = false;
+		maptap_session_request_detach(sess, SIGTERM);
+	}
+	return 0;
+}
+
+static void on_ready(pid_t pid, pid_t tid, enum maptap_ready_why why,
+		     void *arg)
+{
+	(void)pid;
+	(void)tid;
+	(void)arg;
+	if (why == MAPTAP_READY_LAUNCH)
+		ready = true;
+}
+
+static int build_target(void)
+{
+	const char *cc = getenv("CC"), *src = getenv("top_srcdir");
+	char cmd[4 * PATH_MAX];
+
+	if (!src || !mkdtemp(dir))
+		return -1;
+	snprintf(target, sizeof(target), "%s/t_sleeper", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "%.*s -O2 -nostdlib -static -fno-stack-protector -o '%s' '%.*s/testsuite/targets/t_sleeper.c'",
+		 PATH_MAX, cc && *cc ? cc : "cc", target, PATH_MAX, src);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Launch t_sleeper (30 s) with block_wait; WINDOW: the request comes at the
+ * first blocking wait after the exec, else from SIGALRM 1 s in.
+ * Returns the command's wait status, -1 on a session failure. */
+static int run(bool window)
+{
+	struct maptap_session_opts o;
+	char *argv[] = { target, (char *)"30", NULL };
+	struct sigaction sa;
+	int status = -1;
+	pid_t pid;
+
+	memset(&o, 0, sizeof(o));
+	o.on_ready = on_ready;
+	o.block_wait = true;
+	ready = false;
+	in_window = window;
+	blocks = 0;
+	if (maptap_session_new(&o, &sess))
+		return -1;
+	mt_set_fault(sess, fault, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;	/* no SA_RESTART: waits must end */
+	sigaction(SIGALRM, &sa, NULL);
+	if (maptap_session_launch(sess, argv, &pid) == 0) {
+		if (!window)
+			alarm(1);
+		if (maptap_session_run(sess) == 0)
+			status = maptap_session_exit_status(sess);
+	}
+	alarm(0);
+	maptap_session_free(sess);
+	sess = NULL;
+	return status;
+}
+
+int main(void)
+{
+	char cmd[PATH_MAX + 16];
+	int st;
+
+	if (!tap_ok(build_target() == 0,
+		    "build t_sleeper with $CC (needs top_srcdir)"))
+		return tap_done();
+	st = run(false);
+	tap_ok(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM,
+	       "a request from a handler during the wait is taken: the "
+	       "command gets SIGTERM (status 0x%x, %d blocking waits)",
+	       st, blocks);
+	tap_ok(blocks > 0, "the run waited in the blocking wait");
+	st = run(true);
+	tap_ok(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM,
+	       "a request just before the wait is taken: the command gets "
+	       "SIGTERM (status 0x%x)", st);
+	tap_ok(!in_window, "the request was made in the window");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		tap_diag("cannot remove %s", dir);
+	return tap_done();
+}
