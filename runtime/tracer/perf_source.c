@@ -2334,16 +2334,21 @@ static void on_comm(struct maptap_session *s, const struct perf_event_header *h,
 	uint32_t pid, tid;
 	struct mt_proc *p;
 
-	if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC) || len < 8)
+	if (len < 8)
 		return;
 	memcpy(&pid, r, 4);
 	memcpy(&tid, r + 4, 4);
 	p = mt_proc_find(s, (pid_t)pid);
 	if (!p)
 		return;
-	on_exec(s, p, tid, time);
+	/* A rename (prctl(PR_SET_NAME), a write to /proc/PID/comm) is no
+	 * exec; the main thread's is the process's name (/proc/PID/comm). */
+	if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC) && tid != pid)
+		return;
+	if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
+		on_exec(s, p, tid, time);
 	/* { u32 pid, tid; char comm[]; } (perf_event_open(2)): the new
-	 * image's name, kept for when /proc no longer has the process */
+	 * name, kept for when /proc no longer has the process */
 	len -= 8;
 	if (len >= sizeof(p->comm))
 		len = sizeof(p->comm) - 1;

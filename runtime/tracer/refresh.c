@@ -670,8 +670,16 @@ void mt_exit_stop(struct maptap_session *s, struct mt_thread *t)
 	t->exiting = true;
 	if (!p->ready)
 		return;		/* -c's command before its exec: maptap's */
-	if (t->tid == p->pid)
+	if (t->tid == p->pid) {
+		char comm[MT_COMM_LEN];
+
 		mt_check_main_stack(s, p, t->tid);
+		/* Its name now: a rename since the exec (prctl(2)
+		 * PR_SET_NAME) is what its end's execname() says. */
+		mt_proc_comm(p->pid, comm);
+		if (comm[0])
+			memcpy(p->comm, comm, sizeof(comm));
+	}
 	/* A call some thread was killed in may or may not have run. */
 	if ((!s->opts.verify && !p->mm->untraced) || s->detaching ||
 	    p->mm->refs > 1 || p->mm->in_call > 0)

@@ -359,10 +359,12 @@ script = ('probe process("%s").begin { printf("begin [%%s]\\n", '
           'execname()) }' % true_exe)
 
 
-def gone_run(args, json_out):
-    """maptap --events=perf ARGS -x of a shell that runs /bin/true, then
-    execs it, while maptap is stopped: its Run."""
-    tp = subprocess.Popen(["sh", "-c", "read x; /bin/true; exec /bin/true"],
+def gone_run(args, json_out,
+             cmd="read x; /bin/true; exec /bin/true"):
+    """maptap --events=perf ARGS -x of a shell running CMD (by default it
+    runs /bin/true, then execs it), which maptap, stopped, sees only after
+    it has ended: its Run."""
+    tp = subprocess.Popen(["sh", "-c", cmd],
                           stdin=subprocess.PIPE, text=True)
     full, jsonfile = t.maptap_argv(["--events=perf", "-v"] + args +
                                    ["-x", str(tp.pid)], json_out=json_out)
@@ -381,6 +383,21 @@ t.eq((r.status, sorted(r.stdout.splitlines())),
      (0, ["begin [true]", "begin [true]"] + ["end [true]"] * 4),
      "gone before read: process(PATH).begin and execname() as ptrace "
      "mode has them")
+# A rename after the exec (prctl(PR_SET_NAME)) is the name a later
+# execname() gives, as /proc/PID/comm does (perf's COMM record without
+# COMM_EXEC; before, the exec's name stayed).
+renamer = t.build("t_rename")
+r = gone_run(["-e", 'probe process.end { printf("end [%s]\\n", '
+              'execname()) }'], False, cmd="read x; exec " + renamer)
+t.eq((r.status, r.stdout.splitlines()[-1:]), (0, ["end [renamed]"]),
+     "gone before read: execname() after a prctl(PR_SET_NAME) is the "
+     "new name")
+r = t.maptap(["--events=ptrace", "-e", 'probe process.end { printf('
+              '"end [%s]\\n", execname()) }', "-c", renamer],
+             json_out=False)
+t.eq((r.status, r.stdout.splitlines()[-1:]), (0, ["end [renamed]"]),
+     "ptrace mode: execname() at the end after a prctl(PR_SET_NAME) is "
+     "the new name (before: its name at the exec)")
 r = gone_run([], True)
 execs = [e["pid"] for e in r.find("exec")]
 vdso = [e["pid"] for e in r.find("module_load", path="[vdso]")]

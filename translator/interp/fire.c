@@ -265,6 +265,19 @@ bool tr_bss_of_unloaded(struct run *r, const struct maptap_event *ev,
 	return false;
 }
 
+/* P's name at its end: the session's (the name at its exec, or a later
+ * rename: the main thread's exit stop in ptrace mode, perf's COMM
+ * records), else the name it had at its begin. */
+static const char *end_comm(struct run *r, const struct proc *p)
+{
+	const char *c = NULL;
+
+	if (maptap_session_proc(r->pub.sess, p->pid, NULL, &c) == 0 && c &&
+	    *c)
+		return c;
+	return p->comm;
+}
+
 /* The lifetime points an event means (the header comment's rules). */
 void tr_lifetime(struct run *r, const struct maptap_event *ev)
 {
@@ -292,11 +305,11 @@ void tr_lifetime(struct run *r, const struct maptap_event *ev)
 			break;
 		if (!ev->group_exit) {
 			tr_fire_point(r, TR_THREAD_END, ev->pid, ev->tid, false,
-				   p->exe, p->comm);
+				   p->exe, end_comm(r, p));
 			break;
 		}
 		tr_fire_point(r, TR_PROC_END, ev->pid, ev->tid, false, p->exe,
-			   p->comm);
+			   end_comm(r, p));
 		tr_proc_forget(r, ev->pid);
 		break;
 	case MAPTAP_EV_DETACH:
