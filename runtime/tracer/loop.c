@@ -314,6 +314,8 @@ static bool take_queued_trap(struct maptap_session *s, struct mt_thread *t,
  * an ASan program starting up when LeakSanitizer attaches to it; and a
  * thread asleep in a call resumed with PTRACE_SYSCALL reported, at every
  * interrupt, that call's exit, then slept again in its restart.) */
+static void apply_deferred(struct maptap_session *s, struct mt_thread *t);
+
 static void detach_running(struct maptap_session *s, struct mt_thread *t,
 			   const char *why, bool release)
 {
@@ -368,6 +370,12 @@ static void detach_running(struct maptap_session *s, struct mt_thread *t,
 		return;
 	}
 	t->stopped = true;
+	/* This stop is its next stop: a call of its that took no exit
+	 * stop is read now, before it goes (its last mmap, munmap or
+	 * mprotect was missing from the log when another traced process
+	 * attached to it). */
+	if (t->proc->mm->deferred)
+		apply_deferred(s, t);
 	/* Without the filter, let go at any stop: a call's exit is
 	 * finished first. */
 	if (!at_exit && WSTOPSIG(status) == (SIGTRAP | 0x80))

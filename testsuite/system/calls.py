@@ -140,4 +140,22 @@ if x:
     t.eq(len([e for e in mmaps[first[-1] if first else 0:]
               if e["event"] == "map"]), 8,
          "placed: 8 mmaps mapped; the three that failed made no event")
+# A single-threaded process whose last mmap took no exit stop, attached
+# by its traced parent (maptap lets it go to its new tracer): that mmap
+# is read at the interrupt's stop, before it goes (before: missing from
+# the log, which then did not replay into its maps).
+x = run("attached")
+if x:
+    r, pid, rep = x
+    forks = r.find("fork", pid=pid)
+    child = forks[0]["child"] if forks else None
+    maps = os.path.join(t.tmpdir(), "attached.maps.child")
+    t.ok(child and os.path.exists(maps), "attached: the child saved its maps")
+    if child and os.path.exists(maps):
+        t.check_replay(r, child, maps, "attached: the child's log, up to "
+                       "its let-go, replays into its maps")
+        lo, hi = t.reports(r.stdout).get("mapped", (0, 0))
+        t.eq(t.history(r.events, lo, hi, child),
+             [("map", (lo, hi), "mmap", child)],
+             "attached: its last mmap is logged before it is let go")
 t.done()

@@ -25,6 +25,10 @@
  *              refused by RLIMIT_AS with 20 gaps that could hold it), one
  *              followed by a fork ("forked"), by a signal ("signalled"),
  *              and one right before the process exits ("last")
+ *   attached   a child maps 7 pages (no exit stop: found at its next
+ *              stop), saves its maps to MAPS_OUT.child and waits; the
+ *              parent PTRACE_ATTACHes it (maptap lets it go), detaches
+ *              and kills it
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +39,7 @@
 #include <sys/shm.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <signal.h>
 
@@ -263,6 +268,39 @@ static int placed(void)
 	return 0;
 }
 
+static int attached(const char *maps)
+{
+	char path[4096], c;
+	int pfd[2], st;
+	pid_t child;
+
+	snprintf(path, sizeof(path), "%s.child", maps);
+	if (pipe(pfd))
+		return 1;
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		return 1;
+	if (child == 0) {
+		char *q = map_anon(7, PROT_READ | PROT_WRITE);
+
+		t_report("mapped", q, q + 7 * PG);
+		t_dump_maps(path);
+		if (write(pfd[1], "k", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	if (read(pfd[0], &c, 1) != 1 ||
+	    ptrace(PTRACE_ATTACH, child, 0L, 0L) != 0 ||
+	    waitpid(child, &st, 0) != child)
+		return 1;
+	ptrace(PTRACE_DETACH, child, 0L, 0L);
+	kill(child, SIGKILL);
+	waitpid(child, &st, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 2 ? argv[1] : "";
@@ -289,6 +327,8 @@ int main(int argc, char **argv)
 		r = seal();
 	else if (strcmp(what, "placed") == 0)
 		r = placed();
+	else if (strcmp(what, "attached") == 0)
+		r = attached(argv[2]);
 	else
 		return 2;
 	t_dump_maps(argv[2]);
