@@ -188,11 +188,10 @@ struct maptap_session_opts {
 	 * promises that maptap_session_request_detach() is called only on
 	 * the session's own thread (from a signal handler running there, or
 	 * between runs): a signal that arrives during the wait ends it with
-	 * EINTR (its handler must not have SA_RESTART, or the request waits
-	 * for the next stop), and one that arrives just before it has the
-	 * request interrupt the running tracees (PTRACE_INTERRUPT), whose
-	 * stops end the wait.  A request from another thread is taken at
-	 * the next stop.  False (the default): the ppoll(2) wait, which a
+	 * EINTR, and there and just before it the request also makes a
+	 * child process that exits at once, whose exit report ends the
+	 * wait (the caller sees a SIGCHLD for it).  A request from another
+	 * thread is taken at the next stop.  False (the default): the ppoll(2) wait, which a
 	 * request from any thread ends. */
 	bool block_wait;
 	/* The event source (enum maptap_events_source); 0 is PTRACE.  With

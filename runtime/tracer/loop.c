@@ -1186,6 +1186,12 @@ static int handle_status(struct maptap_session *s, pid_t tid, int status)
 
 int mt_handle_status(struct maptap_session *s, pid_t tid, int status)
 {
+	/* The child a request made to end a blocking wait: reaped. */
+	if (tid == __atomic_load_n(&s->wake_child, __ATOMIC_SEQ_CST) &&
+	    (WIFEXITED(status) || WIFSIGNALED(status))) {
+		__atomic_store_n(&s->wake_child, 0, __ATOMIC_SEQ_CST);
+		return s->stop_rc;
+	}
 	handle_status(s, tid, status);
 	return s->stop_rc;
 }
@@ -1340,28 +1346,13 @@ static bool may_block(const struct maptap_session *s, uint64_t deadline)
 	       !s->detaching && s->threads.n > 0;
 }
 
-void mt_wake_blocked(struct maptap_session *s)
-{
-	size_t i;
-
-	/* A thread in a group-stop stays there: an interrupt would make
-	 * it report, and resuming it would end the stop. */
-	for (i = 0; i < s->threads.cap; i++) {
-		struct mt_thread *t = mt_thread_at(s, i);
-
-		if (t && !t->stopped && !t->group_stopped)
-			ptrace(PTRACE_INTERRUPT, t->tid, 0L, 0L);
-	}
-}
-
 /* The next stop by one blocking waitpid(-1), the floor's wait (issue 16,
  * bench/README.md): its tid with *STATUS; 0 when a signal handler ran
  * (EINTR) or a detach request is pending, for the loop to look again;
  * -1 with errno from waitpid(2).  A request made before in_block is set
  * is seen below; one made after it, on this thread (opts.block_wait),
- * interrupts the running tracees (mt_wake_blocked()): either way the
- * wait ends.  in_block is cleared before the loop touches the thread
- * table again. */
+ * makes a child that exits at once (maptap_session_request_detach()),
+ * whose report ends the wait: either way the wait ends. */
 static pid_t block_for_stop(struct maptap_session *s, int *status)
 {
 	pid_t tid;

@@ -79,10 +79,23 @@ void maptap_session_request_detach(struct maptap_session *s, int signo)
 	/* A full pipe fails with EAGAIN: a wake-up is pending anyway. */
 	(void)!write(s->wake[1], "", 1);
 	/* The run loop may be in, or just about to enter, a blocking
-	 * waitpid (opts.block_wait), which no pipe ends. */
+	 * waitpid (opts.block_wait), which no pipe ends and which a
+	 * handler that ran just before it does not interrupt: a child
+	 * that exits at once ends it.  (Not an interrupt of the tracees:
+	 * their epoll_wait(), sigtimedwait() and the like then failed
+	 * with EINTR where untraced they did not.)  fork(2) as a system
+	 * call, without the C library's handlers: async-signal-safe. */
 	if (__atomic_load_n(&s->in_block, __ATOMIC_SEQ_CST) &&
-	    (pid_t)syscall(SYS_gettid) == s->run_tid)
-		mt_wake_blocked(s);
+	    !__atomic_load_n(&s->wake_child, __ATOMIC_SEQ_CST) &&
+	    (pid_t)syscall(SYS_gettid) == s->run_tid) {
+		long c = syscall(SYS_fork);
+
+		if (c == 0)
+			syscall(SYS_exit_group, 0);
+		if (c > 0)
+			__atomic_store_n(&s->wake_child, (pid_t)c,
+					 __ATOMIC_SEQ_CST);
+	}
 	errno = saved;
 }
 

@@ -267,7 +267,10 @@ struct maptap_session {
 	pid_t run_tid;			/* the thread in maptap_session_run*() */
 	int in_block;			/* 1 from just before a blocking
 					 * waitpid to its end (atomic): a
-					 * request then interrupts tracees */
+					 * request then makes wake_child */
+	pid_t wake_child;		/* a child made only to exit and so end
+					 * that waitpid; its report is
+					 * dropped (atomic); 0 none */
 	bool detaching;
 	/* A callback returned non-zero (mt_callback_stop()): no callback is
 	 * made again (QUIET), and STOP_RC, until maptap_session_run_until()
@@ -372,11 +375,6 @@ void mt_forget_lost(struct maptap_session *s, const char *why);
  * if none: a wait for one thread must look here before waitpid(TID). */
 pid_t mt_wait_any(struct maptap_session *s, int *status);
 void mt_waitq_drain(struct maptap_session *s);
-/* loop.c: from maptap_session_request_detach() on the session's thread
- * while it is in, or about to enter, a blocking waitpid (s->in_block):
- * make the wait end (async-signal-safe: system calls and reads of the
- * thread table, which the loop does not change meanwhile). */
-void mt_wake_blocked(struct maptap_session *s);
 bool mt_waitq_pop(struct maptap_session *s, pid_t *tid, int *status);
 bool mt_waitq_take(struct maptap_session *s, pid_t tid, int *status);
 void mt_waitq_free(struct maptap_session *s);

@@ -194,6 +194,22 @@ t.eq(t.history(r.events, lo, hi, pid),
      "ended thread still listed: the main thread's mmap and munmap logged")
 t.no_verify_diffs(r, "ended thread still listed")
 
+# A signal to maptap -c while the command waits in calls that a ptrace
+# interrupt would fail with EINTR (epoll_wait, sigtimedwait), the signal
+# blocked in the command: the command sees nothing of it.  (The blocking
+# wait's first wake-up interrupted every tracee: "epoll Interrupted
+# system call", 10 of 10.)
+eintr = t.build("t_eintr")
+full, jsonfile = t.maptap_argv(["-c", eintr])
+mp = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                      stderr=subprocess.PIPE, text=True)
+first = mp.stdout.readline()
+mp.send_signal(signal.SIGTERM)
+r = t.finish(mp, full, jsonfile, timeout=60)
+t.eq((first.split()[:1], r.stdout.splitlines(), r.status),
+     (["ready"], ["epoll 0", "epoll 0", "sigtimedwait EAGAIN"], 0),
+     "SIGTERM to maptap -c, blocked by the command: its waits untouched")
+
 # Attach to a stopped process: it stays stopped until SIGCONT, then runs
 # on traced.
 tp, pid = start_target(busy)

@@ -9,8 +9,12 @@
  *     the wait: the wait fails with EINTR;
  *  2. made just before the wait, after the loop last looked (the
  *     test-only fault site MT_FAULT_BLOCK calls the request there, as a
- *     handler that ran at that instant would): the request interrupts
- *     the running tracees (PTRACE_INTERRUPT), whose stop ends the wait.
+ *     handler that ran at that instant would): the request makes a
+ *     child that exits at once, whose report ends the wait.
+ * The wake-up needs no tracee: an earlier one interrupted the running
+ * tracees, which failed their epoll_wait() with EINTR (attach.py's
+ * t_eintr case) and could not end the wait when every tracee was in a
+ * group-stop.
  * The launched command, testsuite/targets/t_sleeper.c (built at test
  * time with $CC, no C library), sleeps 30 s and makes no stop after its
  * exec; a request in launch mode sends its signal (SIGTERM) to the
