@@ -1269,10 +1269,23 @@ static void take_detach_request(struct maptap_session *s)
 	if (!req)
 		return;
 	if (s->launched) {
-		/* The filter needs us: pass each signal on. */
-		for (signo = 1; signo < 64; signo++)
-			if ((req >> signo & 1) && s->launched_pid > 0)
+		/* The filter needs us: pass each signal on, to the command
+		 * while it lives; once it is reaped (its pid may be another
+		 * process's by now), to the traced processes it left, which
+		 * hold their pids until maptap reaps them (before: sent to
+		 * the reaped pid, and maptap went on while they lived). */
+		for (signo = 1; signo < 64; signo++) {
+			struct mt_proc *p;
+
+			if (!(req >> signo & 1))
+				continue;
+			if (!s->launched_reaped && s->launched_pid > 0) {
 				kill(s->launched_pid, signo);
+				continue;
+			}
+			for (p = s->procs; p; p = p->next)
+				kill(p->pid, signo);
+		}
 	} else if (!s->detaching) {
 		start_detach(s);
 	}

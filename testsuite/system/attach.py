@@ -210,6 +210,26 @@ t.eq((first.split()[:1], r.stdout.splitlines(), r.status),
      (["ready"], ["epoll 0", "epoll 0", "sigtimedwait EAGAIN"], 0),
      "SIGTERM to maptap -c, blocked by the command: its waits untouched")
 
+# A signal to maptap -c after the command was reaped while a child of it
+# lives on, traced: passed on to that child (before: sent to the reaped
+# pid, which another process may have by then, and maptap ran on as long
+# as the child lived).
+orphan = t.build("t_orphan")
+full, jsonfile = t.maptap_argv(["-c", orphan])
+mp = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                      stderr=subprocess.PIPE, text=True)
+rep = t.reports(mp.stdout.readline() + mp.stdout.readline())
+parent, child = rep.get("parent"), rep.get("child")
+# maptap, its parent, reaps the command: then its pid is gone
+t.wait_until(lambda: parent and not os.path.exists("/proc/%d" % parent),
+             what="the command reaped")
+mp.send_signal(signal.SIGTERM)
+r = t.finish(mp, full, jsonfile, timeout=30)
+# dead: gone, or a zombie its new parent (init here) has not reaped
+t.eq((r.status, (t.proc_status(child, "State") or "Z")[:1]), (0, "Z"),
+     "SIGTERM to maptap -c after the command ended: its child gets it, "
+     "maptap ends")
+
 # Attach to a stopped process: it stays stopped until SIGCONT, then runs
 # on traced.
 tp, pid = start_target(busy)
