@@ -10,11 +10,15 @@
  *  2. made just before the wait, after the loop last looked (the
  *     test-only fault site MT_FAULT_BLOCK calls the request there, as a
  *     handler that ran at that instant would): the request makes a
- *     child that exits at once, whose report ends the wait.
- * The wake-up needs no tracee: an earlier one interrupted the running
- * tracees, which failed their epoll_wait() with EINTR (attach.py's
- * t_eintr case) and could not end the wait when every tracee was in a
- * group-stop.
+ *     child that exits at once, whose report ends the wait;
+ *  3. the same in attach mode with every thread of the target in a
+ *     group-stop (SIGSTOP before the attach), where no tracee can stop
+ *     to end the wait: the detach is done and the target is left
+ *     stopped and untraced.  An earlier wake-up interrupted the running
+ *     tracees and skipped group-stopped ones: here nothing would end the
+ *     wait (alarm(20) then fails the test instead of hanging it); and
+ *     it failed a command's epoll_wait() with EINTR (attach.py,
+ *     t_eintr).
  * The launched command, testsuite/targets/t_sleeper.c (built at test
  * time with $CC, no C library), sleeps 30 s and makes no stop after its
  * exec; a request in launch mode sends its signal (SIGTERM) to the
@@ -43,9 +47,17 @@ static struct maptap_session *sess;
 static bool ready, in_window;
 static int blocks;
 
+static bool hang_guard;
+
 static void on_alarm(int sig)
 {
 	(void)sig;
+	if (hang_guard) {
+		static const char m[] = "not ok - the blocking wait hung\n";
+
+		(void)!write(1, m, sizeof(m) - 1);
+		_exit(1);
+	}
 	maptap_session_request_detach(sess, SIGTERM);
 }
 
@@ -123,6 +135,109 @@ static int run(bool window)
 	return status;
 }
 
+/* Case 3: attach to a stopped t_sleeper, the request in the window.
+ * Returns 1 when the run ended and the target is still stopped and no
+ * longer traced, 0 otherwise. */
+static int attach_stopped(void)
+{
+	struct maptap_session_opts o;
+	char state[256], path[64];
+	int status, ok = 0, rc = -1, pfd[2], i;
+	char st = 0;
+	FILE *f;
+	pid_t pid = -1, mid;
+
+	/* Not our child (as with maptap -x): a grandchild, its parent gone. */
+	if (pipe(pfd))
+		return 0;
+	mid = fork();
+	if (mid == 0) {
+		pid_t g = fork();
+
+		if (g == 0) {
+			execl(target, target, "30", (char *)NULL);
+			_exit(127);
+		}
+		(void)!write(pfd[1], &g, sizeof(g));
+		_exit(0);
+	}
+	if (mid < 0 || read(pfd[0], &pid, sizeof(pid)) != sizeof(pid) ||
+	    waitpid(mid, &status, 0) != mid || kill(pid, SIGSTOP) != 0)
+		return 0;
+	close(pfd[0]);
+	close(pfd[1]);
+	for (i = 0; i < 2000 && st != 'T'; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		f = fopen(path, "r");
+		st = 0;
+		if (f) {
+			if (fgets(state, sizeof(state), f) && strrchr(state, ')'))
+				st = strrchr(state, ')')[2];
+			fclose(f);
+		}
+		if (st != 'T')
+			usleep(1000);
+	}
+	memset(&o, 0, sizeof(o));
+	o.on_ready = on_ready;
+	o.block_wait = true;
+	ready = false;
+	in_window = true;
+	if (maptap_session_new(&o, &sess) == 0) {
+		mt_set_fault(sess, fault, NULL);
+		hang_guard = true;
+		alarm(20);
+		if (maptap_session_attach(sess, pid) == 0) {
+			/* MAPTAP_READY_ATTACH came: the next wait is it */
+			ready = true;
+			rc = maptap_session_run(sess);
+		}
+		alarm(0);
+		hang_guard = false;
+		maptap_session_free(sess);
+		sess = NULL;
+	}
+	/* A thread let go from its group-stop trap is woken to stop again
+	 * (kernel/ptrace.c, __ptrace_unlink()): it shows R for a moment. */
+	for (i = 0; i < 2000; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		f = fopen(path, "r");
+		st = 0;
+		if (f) {
+			if (fgets(state, sizeof(state), f) && strrchr(state, ')'))
+				st = strrchr(state, ')')[2];
+			fclose(f);
+		}
+		if (st == 'T')
+			break;
+		usleep(1000);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		bool stopped = false, untraced = false;
+
+		while (fgets(state, sizeof(state), f)) {
+			if (!strncmp(state, "State:", 6)) {
+				stopped = strchr(state + 6, 'T') != NULL;
+				if (!stopped)
+					tap_diag("%s", state);
+			}
+			if (!strncmp(state, "TracerPid:", 10))
+				untraced = atoi(state + 10) == 0;
+		}
+		fclose(f);
+		ok = rc == 0 && !in_window && stopped && untraced;
+		if (!ok)
+			tap_diag("run %d, request %s, state %s, %s", rc,
+				 in_window ? "not made" : "made",
+				 stopped ? "stopped" : "not stopped",
+				 untraced ? "untraced" : "traced");
+	}
+	kill(pid, SIGKILL);
+	return ok;
+}
+
 int main(void)
 {
 	char cmd[PATH_MAX + 16];
@@ -142,6 +257,9 @@ int main(void)
 	       "a request just before the wait is taken: the command gets "
 	       "SIGTERM (status 0x%x)", st);
 	tap_ok(!in_window, "the request was made in the window");
+	tap_ok(attach_stopped(), "attach to a stopped process, a request just "
+	       "before the wait: detached, the target still stopped and "
+	       "untraced");
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		tap_diag("cannot remove %s", dir);
