@@ -135,16 +135,31 @@ static int run(bool window)
 	return status;
 }
 
+/* Whether PID shows state T (stopped) within 2 s: a thread let go from
+ * its group-stop trap is woken to stop again (kernel/ptrace.c,
+ * __ptrace_unlink()) and shows R for a moment. */
+static bool wait_stopped(pid_t pid)
+{
+	char st = 0;
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (mt_proc_state(pid, &st) == 0 && st == 'T')
+			return true;
+		usleep(1000);
+	}
+	tap_diag("process %d: state %c, not T", (int)pid, st ? st : '?');
+	return false;
+}
+
 /* Case 3: attach to a stopped t_sleeper, the request in the window.
  * Returns 1 when the run ended and the target is still stopped and no
  * longer traced, 0 otherwise. */
 static int attach_stopped(void)
 {
 	struct maptap_session_opts o;
-	char state[256], path[64];
-	int status, ok = 0, rc = -1, pfd[2], i;
-	char st = 0;
-	FILE *f;
+	int status, ok, rc = -1, pfd[2];
+	long tracer = -1;
 	pid_t pid = -1, mid;
 
 	/* Not our child (as with maptap -x): a grandchild, its parent gone. */
@@ -166,17 +181,9 @@ static int attach_stopped(void)
 		return 0;
 	close(pfd[0]);
 	close(pfd[1]);
-	for (i = 0; i < 2000 && st != 'T'; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-		f = fopen(path, "r");
-		st = 0;
-		if (f) {
-			if (fgets(state, sizeof(state), f) && strrchr(state, ')'))
-				st = strrchr(state, ')')[2];
-			fclose(f);
-		}
-		if (st != 'T')
-			usleep(1000);
+	if (!wait_stopped(pid)) {
+		kill(pid, SIGKILL);
+		return 0;
 	}
 	memset(&o, 0, sizeof(o));
 	o.on_ready = on_ready;
@@ -197,43 +204,12 @@ static int attach_stopped(void)
 		maptap_session_free(sess);
 		sess = NULL;
 	}
-	/* A thread let go from its group-stop trap is woken to stop again
-	 * (kernel/ptrace.c, __ptrace_unlink()): it shows R for a moment. */
-	for (i = 0; i < 2000; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-		f = fopen(path, "r");
-		st = 0;
-		if (f) {
-			if (fgets(state, sizeof(state), f) && strrchr(state, ')'))
-				st = strrchr(state, ')')[2];
-			fclose(f);
-		}
-		if (st == 'T')
-			break;
-		usleep(1000);
-	}
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (f) {
-		bool stopped = false, untraced = false;
-
-		while (fgets(state, sizeof(state), f)) {
-			if (!strncmp(state, "State:", 6)) {
-				stopped = strchr(state + 6, 'T') != NULL;
-				if (!stopped)
-					tap_diag("%s", state);
-			}
-			if (!strncmp(state, "TracerPid:", 10))
-				untraced = atoi(state + 10) == 0;
-		}
-		fclose(f);
-		ok = rc == 0 && !in_window && stopped && untraced;
-		if (!ok)
-			tap_diag("run %d, request %s, state %s, %s", rc,
-				 in_window ? "not made" : "made",
-				 stopped ? "stopped" : "not stopped",
-				 untraced ? "untraced" : "traced");
-	}
+	ok = rc == 0 && !in_window && wait_stopped(pid) &&
+	     mt_proc_status_long(pid, "TracerPid:", &tracer) == 0 &&
+	     tracer == 0;
+	if (!ok)
+		tap_diag("run %d, request %s, TracerPid %ld", rc,
+			 in_window ? "not made" : "made", tracer);
 	kill(pid, SIGKILL);
 	return ok;
 }
