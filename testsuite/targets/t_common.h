@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static char t_outbuf[1 << 16];
@@ -49,6 +50,28 @@ static inline void t_dump_maps(const char *path)
 			_exit(121);
 	close(in);
 	close(out);
+}
+
+/* The state letter of task PID (a process or any thread: its
+ * /proc/PID/stat, proc(5); comm may hold ')' so the last one ends it),
+ * or 0 when it cannot be read. */
+static inline char t_task_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
 }
 
 static inline void t_die(const char *what)

@@ -66,26 +66,6 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* Whether thread TID of this process sleeps (state S in its stat). */
-static int sleeping(pid_t tid)
-{
-	char path[64], buf[256], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'S';
-}
-
 static int tracer_is(pid_t tid, pid_t me)
 {
 	char path[64], line[256];
@@ -120,7 +100,7 @@ int main(int argc, char **argv)
 	/* Bounded: 10 s for the worker to be where it waits. */
 	for (i = 0; i < 10000; i++) {
 		if (worker_tid && (spin || storm ? spinning :
-				   sleeping(worker_tid)))
+				   t_task_state(worker_tid) == 'S'))
 			break;
 		usleep(1000);
 	}

@@ -25,34 +25,13 @@
 
 #include "t_common.h"
 
-/* The state letter of PID (its /proc/PID/stat), or 0. */
-static char state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
-/* Bounded: 10 s for PID to be in state WANT (or, with ANY_STOP, t). */
 static int wait_state(pid_t pid, char want, int any_stop)
 {
 	int i;
 	char c;
 
 	for (i = 0; i < 10000; i++) {
-		c = state(pid);
+		c = t_task_state(pid);
 		if (c == want || (any_stop && c == 't'))
 			return 1;
 		usleep(1000);

@@ -42,25 +42,6 @@ static void *doomed(void *arg)
 	return NULL;
 }
 
-static char state_of(pid_t tid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
 int main(void)
 {
 	int to_child[2], from_child[2], status, i;
@@ -101,9 +82,9 @@ int main(void)
 	if (write(gate[1], "x", 1) != 1)
 		t_die("write gate");
 	/* The thread ends; traced, it waits as a zombie for its tracer. */
-	for (i = 0; i < 10000 && state_of(thread_tid) != 'Z'; i++)
+	for (i = 0; i < 10000 && t_task_state(thread_tid) != 'Z'; i++)
 		usleep(1000);
-	if (state_of(thread_tid) != 'Z')
+	if (t_task_state(thread_tid) != 'Z')
 		t_die("thread not a zombie");
 	printf("ready %d\nzombie %d\n", (int)getpid(), (int)thread_tid);
 	fflush(stdout);
