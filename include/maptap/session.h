@@ -191,8 +191,8 @@ struct maptap_session_opts {
 	 * EINTR, and there and just before it the request also makes a
 	 * child process that exits at once, whose exit report ends the
 	 * wait (the caller sees a SIGCHLD for it).  A request from another
-	 * thread is taken at the next stop.  False (the default): the ppoll(2) wait, which a
-	 * request from any thread ends. */
+	 * thread is taken at the next stop.  False (the default): the
+	 * ppoll(2) wait, which a request from any thread ends. */
 	bool block_wait;
 	/* The event source (enum maptap_events_source); 0 is PTRACE.  With
 	 * PERF or AUTO, ON_SYSCALL and breakpoint probes are not served by

@@ -71,7 +71,6 @@ static int seize_one(struct maptap_session *s, struct mt_proc *p, pid_t tid)
 	if (ptrace(PTRACE_SEIZE, tid, 0L, (unsigned long)MT_PTRACE_OPTS) != 0) {
 		long tracer = 0;
 		int err = errno;
-
 		char state = 0;
 
 		if (err == ESRCH)

@@ -493,25 +493,10 @@ static void watch_filter(struct maptap_session *s, struct mt_thread *t,
 	}
 }
 
-/* Fewer stops (issue 16, docs/model.md "When an event is emitted"):
- * a munmap, mprotect, pkey_mprotect or madvise, or an mremap that stays
- * in place (no MREMAP_MAYMOVE, MREMAP_FIXED, MREMAP_DONTUNMAP), changes
- * nothing outside the range its arguments give.  Where no other thread
- * can touch the mm meanwhile -- the only traced thread of the only
- * process using it, none let go of, no supervisor filter -- such a call
- * resumes from its seccomp stop without an exit stop; its change is
- * read (one PROCMAP_QUERY over the range: a call that failed changed
- * nothing and makes no event) at the thread's next stop, before that
- * stop is handled, or at the first stop of a thread or process it
- * creates sharing the mm (apply_deferred()).  Not when on_syscall
- * asked for the call: its exit is reported at the exit stop; nor
- * unless the session said its events need no stop of their own
- * (opts.defer_calls: a backtrace at the next stop would not be the
- * call's). */
-/* An anonymous mmap is deferred too (refresh.c, find_deferred_map()):
- * where it put its mapping is found at the next stop by reading the
- * model's gaps with PROCMAP_QUERY, first where the last mapping went, so
- * only with that source.  Only MAP_ANONYMOUS: a call that failed is
+/* may_defer()'s rule for mmap (below): an anonymous mmap is deferred
+ * too (refresh.c, find_deferred_map()): where it put its mapping is
+ * found at the next stop by reading the model's gaps with PROCMAP_QUERY,
+ * first where the last mapping went, so only with that source.  Only MAP_ANONYMOUS: a call that failed is
  * found nowhere only after every gap long enough was read, and an
  * anonymous mmap fails only when memory or address space runs out
  * (ENOMEM), where a file's fails for a bad descriptor or mode too
@@ -527,7 +512,7 @@ static bool may_defer_map(const struct mt_mm *mm, const uint64_t args[6])
 
 	if (!mm->reader ||
 	    maptap_maps_source_of(mm->reader) != MAPTAP_MAPS_QUERY ||
-	    args[1] == 0 || len == 0 || len >= (1ULL << 47) ||
+	    len == 0 || len >= (1ULL << 47) ||
 	    !(args[3] & MAP_ANONYMOUS) ||
 	    (args[3] & (MAP_HUGETLB | MAP_GROWSDOWN)))
 		return false;
@@ -538,6 +523,21 @@ static bool may_defer_map(const struct mt_mm *mm, const uint64_t args[6])
 	       g1 - args[0] >= len;
 }
 
+/* Fewer stops (issue 16, docs/model.md "When an event is emitted"):
+ * a munmap, mprotect, pkey_mprotect or madvise, or an mremap that stays
+ * in place (no MREMAP_MAYMOVE, MREMAP_FIXED, MREMAP_DONTUNMAP), changes
+ * nothing outside the range its arguments give.  Where no other thread
+ * can touch the mm meanwhile -- the only traced thread of the only
+ * process using it, none let go of, no supervisor filter -- such a call
+ * resumes from its seccomp stop without an exit stop; its change is
+ * read (one PROCMAP_QUERY over the range: a call that failed changed
+ * nothing and makes no event) at the thread's next stop, before that
+ * stop is handled, or at the first stop of a thread or process it
+ * creates sharing the mm (apply_deferred()).  Not when on_syscall
+ * asked for the call: its exit is reported at the exit stop; nor
+ * unless the session said its events need no stop of their own
+ * (opts.defer_calls: a backtrace at the next stop would not be the
+ * call's). */
 static bool may_defer(const struct maptap_session *s,
 		      const struct mt_thread *t,
 		      const struct maptap_syscall *sc, const uint64_t args[6])

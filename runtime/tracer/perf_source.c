@@ -2331,6 +2331,7 @@ static void on_exec(struct maptap_session *s, struct mt_proc *p,
 static void on_comm(struct maptap_session *s, const struct perf_event_header *h,
 		    const uint8_t *r, size_t len, uint64_t time)
 {
+	bool exec = h->misc & PERF_RECORD_MISC_COMM_EXEC;
 	uint32_t pid, tid;
 	struct mt_proc *p;
 
@@ -2343,9 +2344,9 @@ static void on_comm(struct maptap_session *s, const struct perf_event_header *h,
 		return;
 	/* A rename (prctl(PR_SET_NAME), a write to /proc/PID/comm) is no
 	 * exec; the main thread's is the process's name (/proc/PID/comm). */
-	if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC) && tid != pid)
+	if (!exec && tid != pid)
 		return;
-	if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
+	if (exec)
 		on_exec(s, p, tid, time);
 	/* { u32 pid, tid; char comm[]; } (perf_event_open(2)): the new
 	 * name, kept for when /proc no longer has the process */

@@ -237,12 +237,12 @@ static bool all_within(const struct maptap_vma_buf *buf, uint64_t lo,
  * have merged with the VMAs at either end, whose parts outside the gap
  * the clip drops).  The [stack] growing down into the gap, or a special
  * mapping the kernel made there without a call, is not it.
- * Returns 1 with its start in *AT, 0 when the gap is still empty, 2
+ * Returns 1 with its start in *RET, 0 when the gap is still empty, 2
  * when what is there is not one mapping of LEN bytes (something the
  * model does not explain: the caller reads the mm whole), or -errno of
  * the read. */
 static int map_in_gap(struct maptap_session *s, struct mt_proc *p,
-		      uint64_t g0, uint64_t g1, uint64_t len, uint64_t *at)
+		      uint64_t g0, uint64_t g1, uint64_t len, int64_t *ret)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
 	size_t i;
@@ -255,6 +255,8 @@ static int map_in_gap(struct maptap_session *s, struct mt_proc *p,
 	s->stats.refreshes++;
 	for (i = 0; i < s->buf.n; i++) {
 		const struct maptap_vma *v = &s->buf.v[i];
+		uint64_t a = v->start > g0 ? v->start : g0;
+		uint64_t b = v->end < g1 ? v->end : g1;
 
 		/* Not made by an mmap: the [stack] growing down, the
 		 * kernel's own special mappings ([uprobes], made at a
@@ -262,19 +264,18 @@ static int map_in_gap(struct maptap_session *s, struct mt_proc *p,
 		if (v->kind == MAPTAP_VMA_STACK ||
 		    v->kind == MAPTAP_VMA_SPECIAL ||
 		    v->kind == MAPTAP_VMA_VDSO || v->kind == MAPTAP_VMA_VVAR ||
-		    v->kind == MAPTAP_VMA_VSYSCALL || v->end <= g0 ||
-		    v->start >= g1)
+		    v->kind == MAPTAP_VMA_VSYSCALL || a >= b)
 			continue;
-		if ((v->start > g0 ? v->start : g0) < lo)
-			lo = v->start > g0 ? v->start : g0;
-		if ((v->end < g1 ? v->end : g1) > hi)
-			hi = v->end < g1 ? v->end : g1;
+		if (a < lo)
+			lo = a;
+		if (b > hi)
+			hi = b;
 	}
 	if (lo >= hi)
 		return 0;
 	if (hi - lo != len)
 		return 2;
-	*at = lo;
+	*ret = (int64_t)lo;
 	return 1;
 }
 
@@ -297,18 +298,16 @@ static int find_deferred_map(struct maptap_session *s, struct mt_thread *t,
 {
 	const struct maptap_mm *mm = t->proc->mm->model;
 	const uint64_t *a = t->args;
-	uint64_t len = PAGE_UP(a[1]), tried[2][2] = { { 0, 0 }, { 0, 0 } };
-	uint64_t x, g0, g1, at = 0;
+	/* the gaps read first, by start; UINT64_MAX: none (no gap starts
+	 * there) */
+	uint64_t len = PAGE_UP(a[1]), tried[2] = { UINT64_MAX, UINT64_MAX };
+	uint64_t x, g0, g1;
 	const struct maptap_vma *v;
 	int r, k;
 
 	*ret = -ENOMEM;
-	if (a[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
-		r = map_in_gap(s, t->proc, a[0], a[0] + len, len, &at);
-		if (r == 1)
-			*ret = (int64_t)at;
-		return r;
-	}
+	if (a[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE))
+		return map_in_gap(s, t->proc, a[0], a[0] + len, len, ret);
 	for (k = 0; k < 2; k++) {
 		x = k == 0 ? PAGE_DOWN(a[0]) : t->proc->mm->map_last;
 		if (x == 0)
@@ -318,15 +317,11 @@ static int find_deferred_map(struct maptap_session *s, struct mt_thread *t,
 				continue;	/* a hint on a VMA: not used */
 			x = v->start - 1;	/* the gap just below */
 		}
-		if (!maptap_mm_gap(mm, x, &g0, &g1) || g1 - g0 < len)
-			continue;
-		if (k == 1 && tried[0][1] && g0 == tried[0][0])
-			continue;	/* the hint's gap, read already */
-		tried[k][0] = g0;
-		tried[k][1] = 1;
-		r = map_in_gap(s, t->proc, g0, g1, len, &at);
-		if (r == 1)
-			*ret = (int64_t)at;
+		if (!maptap_mm_gap(mm, x, &g0, &g1) || g1 - g0 < len ||
+		    g0 == tried[0])
+			continue;	/* too short, or the hint's, read */
+		tried[k] = g0;
+		r = map_in_gap(s, t->proc, g0, g1, len, ret);
 		if (r != 0)
 			return r;
 	}
@@ -342,14 +337,10 @@ static int find_deferred_map(struct maptap_session *s, struct mt_thread *t,
 		maptap_mm_gap(mm, x, &g0, &g1);
 		if (g1 > MT_MAP_WINDOW)
 			g1 = MT_MAP_WINDOW;
-		if (g1 - g0 >= len &&
-		    !(tried[0][1] && g0 == tried[0][0]) &&
-		    !(tried[1][1] && g0 == tried[1][0])) {
+		if (g1 - g0 >= len && g0 != tried[0] && g0 != tried[1]) {
 			if (++k > MT_MAP_SEARCH_MAX)
 				return 2;
-			r = map_in_gap(s, t->proc, g0, g1, len, &at);
-			if (r == 1)
-				*ret = (int64_t)at;
+			r = map_in_gap(s, t->proc, g0, g1, len, ret);
 			if (r != 0)
 				return r;
 		}
@@ -367,7 +358,8 @@ static int complete_call(struct maptap_session *s, struct mt_thread *t,
 	struct mt_proc *p = t->proc;
 	struct maptap_mm_hint h;
 	uint64_t lo, hi, lo2, hi2;
-	int r, found = 1, err = mt_ensure_reader(s, p);
+	/* a deferred mmap's search (find_deferred_map()); -1 none */
+	int r, found = -1, err = mt_ensure_reader(s, p);
 
 	if (!err && s->fault)
 		err = s->fault(s->fault_arg, MT_FAULT_CALL, t);
@@ -383,7 +375,7 @@ static int complete_call(struct maptap_session *s, struct mt_thread *t,
 		r = brk_range(p, ret, &lo, &hi);
 	if (found == 2)
 		r = 2;		/* not one mapping where it was found */
-	else if (t->confirm && sc->range == MAPTAP_RANGE_MMAP && found == 0)
+	else if (found == 0)
 		r = 0;		/* found nowhere: it failed */
 	mt_hint_init(&h, p, t->tid, sc);
 	if (r == 1 && sc->range == MAPTAP_RANGE_UNMAP) {
@@ -414,8 +406,7 @@ static int complete_call(struct maptap_session *s, struct mt_thread *t,
 		/* A deferred mmap found: its gap's read is this read, when
 		 * all it holds is there (not a grown [stack] beside it)
 		 * and no sibling's call can have changed s->buf since. */
-		if (!(found == 1 && t->confirm &&
-		      sc->range == MAPTAP_RANGE_MMAP && p->mm->in_call <= 1 &&
+		if (!(found == 1 && p->mm->in_call <= 1 &&
 		      all_within(&s->buf, lo, hi))) {
 			maptap_vma_buf_clear(&s->buf);
 			err = maptap_maps_read_range(p->mm->reader, lo, hi,
