@@ -23,6 +23,11 @@
  *   stack, kept per thread for maptap_session_get_call_stack()
  *   (take_stack()).
  *
+ * The tracepoints of calls made seldom (exec, clone, exit, prctl, ...,
+ * and the task and signal ones) are opened once per CPU for every task
+ * instead, where the kernel allows it (open_cw()): each event in a
+ * thread's groups costs the thread at every mmap.
+ *
  * All events of one CPU write into one ring (PERF_EVENT_IOC_SET_OUTPUT);
  * the rings are read in batches and their records merged by their
  * CLOCK_MONOTONIC time.  Each record is applied to the model as what it
@@ -101,36 +106,39 @@ enum tp_stack {
 				 * entry is opened for its stack only */
 };
 
-/* The tracepoints opened, "sys_enter_NAME" or "sys_exit_NAME". */
+/* The tracepoints opened, "sys_enter_NAME" or "sys_exit_NAME".  Those
+ * of the calls a program makes often are in every thread's groups; the
+ * rest are opened once per CPU for every task (cpu_wide, open_cw()). */
 static const struct {
 	const char *call;
 	bool enter, exit;
 	enum tp_stack stack;
+	bool cpu_wide;
 } tp_list[] = {
-	{ "munmap", true, true, TP_STACK },
-	{ "mprotect", true, true, TP_STACK },
-	{ "pkey_mprotect", true, true, TP_STACK },
-	{ "mremap", true, true, TP_STACK },
-	{ "brk", true, true, TP_STACK },
-	{ "madvise", true, true, TP_STACK },
-	{ "prctl", true, true, TP_STACK },
-	{ "shmdt", true, true, TP_STACK },
-	{ "io_destroy", true, true, TP_STACK },
-	{ "exit_group", true, false, TP_NO_STACK },
+	{ "munmap", true, true, TP_STACK, false },
+	{ "mprotect", true, true, TP_STACK, false },
+	{ "pkey_mprotect", true, true, TP_STACK, false },
+	{ "mremap", true, true, TP_STACK, false },
+	{ "brk", true, true, TP_STACK, false },
+	{ "madvise", true, true, TP_STACK, false },
+	{ "prctl", true, true, TP_STACK, true },
+	{ "shmdt", true, true, TP_STACK, true },
+	{ "io_destroy", true, true, TP_STACK, true },
+	{ "exit_group", true, false, TP_NO_STACK, true },
 	/* a leader's own exit(2): the process's status if it is last */
-	{ "exit", true, false, TP_NO_STACK },
+	{ "exit", true, false, TP_NO_STACK, true },
 	/* who exec'd: former_tid; the image's snapshot ends at exit */
-	{ "execve", true, true, TP_NO_STACK },
-	{ "execveat", true, true, TP_NO_STACK },
+	{ "execve", true, true, TP_NO_STACK, true },
+	{ "execveat", true, true, TP_NO_STACK, true },
 	/* a child that shares the mm; clone's flags: CLONE_VM; clone3's
 	 * flags are in memory: kcmp(2) */
-	{ "vfork", true, false, TP_NO_STACK },
-	{ "fork", true, false, TP_NO_STACK },
-	{ "clone", true, false, TP_NO_STACK },
-	{ "clone3", true, false, TP_NO_STACK },
-	{ "mmap", true, false, TP_STACK_ONLY },
-	{ "shmat", true, false, TP_STACK_ONLY },
-	{ "io_setup", true, false, TP_STACK_ONLY },
+	{ "vfork", true, false, TP_NO_STACK, true },
+	{ "fork", true, false, TP_NO_STACK, true },
+	{ "clone", true, false, TP_NO_STACK, true },
+	{ "clone3", true, false, TP_NO_STACK, true },
+	{ "mmap", true, false, TP_STACK_ONLY, false },
+	{ "shmat", true, false, TP_STACK_ONLY, true },
+	{ "io_setup", true, false, TP_STACK_ONLY, true },
 };
 #define TP_COUNT (sizeof(tp_list) / sizeof(tp_list[0]))
 /* the syscall tracepoints, mmap_lock_acquire_returned, task_newtask,
@@ -179,6 +187,13 @@ struct mt_perf {
 	bool tp_enter[TP_MAX];
 	bool tp_stack[TP_MAX];	/* its samples carry regs and stack */
 	bool tp_stack_only[TP_MAX];	/* opened for the stack only */
+	bool tp_cw[TP_MAX];	/* opened per CPU for every task, with
+				 * f->cw (open_cw()) */
+	bool cw;		/* the tp_cw events are open per CPU: the
+				 * first f->ncw of f->fds */
+	size_t ncw;
+	uint64_t cw_id_max;	/* the highest id of those events */
+	bool cw_exec;		/* launch: the command's exec was read */
 	bool stacks;		/* call_stacks */
 	uint64_t stack_gen;	/* PERF_RECORD_LOSTs read: a stack taken
 				 * before one may not be its thread's
@@ -322,12 +337,20 @@ static void free_perf(struct mt_perf *f)
 	free(f);
 }
 
-/* One more tracepoint ID, not a syscall's, in every thread's group. */
-static void add_tp(struct mt_perf *f, int id)
+/* One more tracepoint ID, not a syscall's: in every thread's group,
+ * or per CPU (CW, open_cw()). */
+static void add_tp(struct mt_perf *f, int id, bool cw)
 {
 	f->tp_id[f->ntp] = id;
 	f->tp_enter[f->ntp] = false;
+	f->tp_cw[f->ntp] = cw;
 	f->ntp++;
+}
+
+/* Whether tracepoint I is one of every thread's groups. */
+static bool in_group(const struct mt_perf *f, size_t i)
+{
+	return !(f->cw && f->tp_cw[i]);
 }
 
 static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
@@ -354,6 +377,7 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 	for (i = 0; i < (size_t)n; i++)
 		f->cpu_ok[i] = 1;
 	f->stacks = stacks;
+	f->cw = true;	/* unless the kernel refuses them (open_cw()) */
 	for (i = 0; i < TP_COUNT; i++) {
 		int k;
 
@@ -376,6 +400,7 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 					      tp_list[i].stack != TP_NO_STACK;
 			f->tp_stack_only[f->ntp] =
 				tp_list[i].stack == TP_STACK_ONLY;
+			f->tp_cw[f->ntp] = tp_list[i].cpu_wide;
 			f->ntp++;
 		}
 	}
@@ -383,7 +408,7 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 	 * records of other threads (unmap_exit()). */
 	f->lock_id = tp_id_of(tracefs, "mmap_lock/mmap_lock_acquire_returned");
 	if (f->lock_id > 0)
-		add_tp(f, f->lock_id);
+		add_tp(f, f->lock_id, false);
 	else
 		f->lock_id = -1;
 	/* Who shares the mm, whatever the call (on_fork()). */
@@ -394,7 +419,7 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 	    tp_field_of(tracefs, "task/task_newtask", "clone_flags",
 			&f->nt_flags_off, &f->nt_flags_size) == 0 &&
 	    (f->nt_flags_size == 4 || f->nt_flags_size == 8))
-		add_tp(f, f->newtask_id);
+		add_tp(f, f->newtask_id, true);
 	else
 		f->newtask_id = -1;
 	/* A fatal signal's number: the status of a process it ends. */
@@ -405,7 +430,7 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 	    tp_field_of(tracefs, "signal/signal_deliver", "sa_handler",
 			&f->sig_handler_off, &sig_size) == 0 &&
 	    sig_size == 8)
-		add_tp(f, f->sig_id);
+		add_tp(f, f->sig_id, true);
 	else
 		f->sig_id = -1;
 	/* Which fatal signal a traced sender sent: the kernel hands it
@@ -418,7 +443,7 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 			&f->gen_pid_off, &sig_size) == 0 && sig_size == 4 &&
 	    tp_field_of(tracefs, "signal/signal_generate", "result",
 			&f->gen_result_off, &sig_size) == 0 && sig_size == 4)
-		add_tp(f, f->gen_id);
+		add_tp(f, f->gen_id, true);
 	else
 		f->gen_id = -1;
 	return f;
@@ -513,8 +538,9 @@ static int nshard_for(size_t nthreads)
 	return n;
 }
 
-/* Open A on TID and CPU, in the group of LEADER (an fd, or -1 for a new
- * group); its records go to that CPU's ring of the current shard. */
+/* Open A on TID (-1: every task) and CPU, in the group of LEADER (an
+ * fd, or -1 for a new group); its records go to that CPU's ring of the
+ * current shard. */
 static int open_one(struct mt_perf *f, struct perf_event_attr *a, pid_t tid,
 		    int cpu, int leader)
 {
@@ -589,6 +615,8 @@ static int open_group(struct mt_perf *f, pid_t tid, int cpu)
 		return err;
 	leader = f->fds[f->nfds - 1];
 	for (i = 0; i < f->ntp; i++) {
+		if (!in_group(f, i))
+			continue;
 		attr_base(f, &a);
 		a.type = PERF_TYPE_TRACEPOINT;
 		a.config = (uint64_t)f->tp_id[i];
@@ -770,6 +798,91 @@ static int open_thread(struct mt_perf *f, pid_t tid, uint64_t *retries)
 	return enable_groups(f, tid);
 }
 
+/* The tracepoints of the calls a program makes seldom (exec, clone,
+ * exit, prctl, shmdt, io_destroy, shmat and io_setup's stacks, and the
+ * task_newtask and signal tracepoints), opened once on every CPU for
+ * every task (pid -1) instead of in every thread's groups: they then
+ * cost the target nothing.  Every event in a task's perf context costs
+ * it at each of its mmaps, whatever the event: perf_event_mmap() walks
+ * the context's whole event list (perf_iterate_sb() ->
+ * perf_iterate_ctx(), kernel/events/core.c), and with one group per CPU
+ * a thread's context holds (1 + tracepoints) x CPUs events.  34 of them
+ * per group took an mmap+munmap loop from 1.33x its untraced time
+ * (perf record with the dummy event and munmap's two tracepoints) to
+ * 1.59x; the same events per CPU cost it nothing measurable
+ * (bench/README.md, "Attaching without stops").  The price is records
+ * of other processes' such calls in the rings (on_sample() drops them)
+ * and their cost to those processes: a record each, on calls that
+ * themselves take microseconds.
+ *
+ * Opened before any group, off (the groups' rings are theirs: the
+ * first f->ncw of f->fds); enable_cw() turns them on.  Where the kernel
+ * refuses one, none is kept and the groups carry them all (f->cw
+ * false). */
+static void open_cw(struct mt_perf *f)
+{
+	struct perf_event_attr a;
+	uint64_t id = 0;
+	int cpu, err = 0;
+	size_t i;
+
+	if (!f->cw || f->nfds)
+		return;
+	for (cpu = 0; cpu < f->ncpu && !err; cpu++) {
+		if (!f->cpu_ok[cpu])
+			continue;
+		for (i = 0; i < f->ntp && !err; i++) {
+			if (!f->tp_cw[i])
+				continue;
+			attr_base(f, &a);
+			a.inherit = 0;
+			a.enable_on_exec = 0;
+			a.disabled = 1;
+			a.type = PERF_TYPE_TRACEPOINT;
+			a.config = (uint64_t)f->tp_id[i];
+			a.sample_period = 1;
+			a.sample_type |= PERF_SAMPLE_RAW;
+			if (f->tp_stack[i]) {
+				a.sample_type |= PERF_SAMPLE_REGS_USER |
+						 PERF_SAMPLE_STACK_USER;
+				a.sample_regs_user = REGS_MASK;
+				a.sample_stack_user = MAPTAP_CALL_STACK_BYTES;
+			}
+			err = open_one(f, &a, -1, cpu, -1);
+		}
+	}
+	if (!err && f->nfds &&
+	    ioctl(f->fds[f->nfds - 1], PERF_EVENT_IOC_ID, &id) != 0)
+		err = -errno;
+	if (err || !f->nfds) {
+		for (i = 0; i < (size_t)f->ncpu * MT_PERF_SHARDS; i++) {
+			mt_perf_ring_unmap(&f->ring[i]);
+			f->ring_fd[i] = -1;
+		}
+		mt_perf_close_all(f->fds, f->nfds);
+		f->nfds = 0;
+		f->cw = false;
+		return;
+	}
+	/* ids only grow: every group's are above (perf_dedup.c) */
+	f->cw_id_max = id;
+	f->ncw = f->nfds;
+}
+
+/* Turn on open_cw()'s events: at an attach once every thread's groups
+ * are on, so that a clone's entry record still says its task has them
+ * (on_sample()); at a launch at once (their records of the command
+ * count from its exec: on_sample()).  Returns 0 or -errno. */
+static int enable_cw(struct mt_perf *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->ncw; i++)
+		if (ioctl(f->fds[i], PERF_EVENT_IOC_ENABLE, 0) != 0)
+			return -errno;
+	return 0;
+}
+
 /* The mmap_lock_acquire_returned records order a munmap or mprotect
  * against the mappings other threads of its mm make while it is in the
  * kernel (pending_unmaps()).  An mm with one thread has no such race,
@@ -781,21 +894,26 @@ static int open_thread(struct mt_perf *f, pid_t tid, uint64_t *retries)
  * an event enables its inherited copies too (perf_event_for_each_
  * child()).  Records are then complete for every lock taken after
  * f->lock_from; a call that entered before it is ordered without them
- * (lock_orders()).  Once on, they stay on.  Every group is 1 + f->ntp
- * fds in f->fds (open_group()). */
+ * (lock_orders()).  Once on, they stay on.  Every group is 1 + (its
+ * tracepoints: in_group()) fds in f->fds, after the f->ncw per CPU
+ * (open_group(), open_cw()). */
 static void lock_on(struct mt_perf *f)
 {
-	size_t i, pos = f->ntp, group = 1 + f->ntp;
+	size_t i, pos = f->ntp, group = 1;
 	bool ok = true;
 
 	if (f->lock_id <= 0 || f->lock_from)
 		return;
-	for (i = 0; i < f->ntp; i++)
+	for (i = 0; i < f->ntp; i++) {
+		if (!in_group(f, i))
+			continue;
 		if (f->tp_id[i] == f->lock_id)
-			pos = i;
+			pos = group - 1;
+		group++;
+	}
 	if (pos == f->ntp)
 		return;
-	for (i = 1 + pos; i < f->nfds; i += group)
+	for (i = f->ncw + 1 + pos; i < f->nfds; i += group)
 		if (ioctl(f->fds[i], PERF_EVENT_IOC_ENABLE, 0) != 0)
 			ok = false;	/* tried again at the next thread */
 	if (ok)
@@ -1807,7 +1925,7 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 	uint32_t pid, tid, rsize;
 	uint16_t type;
 	int32_t nr;
-	uint64_t time;
+	uint64_t id, time;
 	const uint8_t *raw;
 	struct mt_proc *p;
 	struct mt_thread *t;
@@ -1816,10 +1934,16 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 
 	if (len < 28 + 16)
 		return;
+	memcpy(&id, r, 8);
 	memcpy(&pid, r + 8, 4);
 	memcpy(&tid, r + 12, 4);
 	memcpy(&time, r + 16, 8);
 	memcpy(&rsize, r + 24, 4);
+	/* A launched command's records from the events per CPU (open_cw())
+	 * count from its exec, as its groups' do (enable_on_exec): before
+	 * it, it is maptap's own child. */
+	if (f->cw && f->launch && !f->cw_exec && id <= f->cw_id_max)
+		return;
 	raw = r + 28;
 	if (rsize < 12 || 28 + (size_t)rsize > len)
 		return;		/* vfork's entry has no argument */
@@ -2346,8 +2470,10 @@ static void on_comm(struct maptap_session *s, const struct perf_event_header *h,
 	 * exec; the main thread's is the process's name (/proc/PID/comm). */
 	if (!exec && tid != pid)
 		return;
-	if (exec)
+	if (exec) {
+		s->perf->cw_exec = true;
 		on_exec(s, p, tid, time);
+	}
 	/* { u32 pid, tid; char comm[]; } (perf_event_open(2)): the new
 	 * name, kept for when /proc no longer has the process */
 	len -= 8;
@@ -2454,6 +2580,9 @@ static bool duplicate(struct maptap_session *s,
 			return false;
 		memcpy(&sid.id, (const uint8_t *)(h + 1), 8);
 		memcpy(&sid.tid, (const uint8_t *)(h + 1) + 12, 4);
+		/* an event per CPU, not inherited: one copy */
+		if (f->cw && sid.id <= f->cw_id_max)
+			return false;
 	} else if (h->type == PERF_RECORD_MMAP2 ||
 		   h->type == PERF_RECORD_COMM ||
 		   h->type == PERF_RECORD_FORK ||
@@ -3080,13 +3209,21 @@ static int open_all(struct maptap_session *s, struct mt_proc *p)
 	pid_t *tids;
 	size_t n;
 
+	int err;
+
 	/* Its rings, by the threads it has now (nshard_for()): set once,
 	 * before the first is opened. */
-	if (!s->perf->nfds && mt_proc_tids(p->pid, &tids, &n) == 0) {
-		s->perf->nshard = nshard_for(n);
-		free(tids);
+	if (!s->perf->nfds) {
+		if (mt_proc_tids(p->pid, &tids, &n) == 0) {
+			s->perf->nshard = nshard_for(n);
+			free(tids);
+		}
+		open_cw(s->perf);
 	}
-	return mt_proc_each_new_tid(s, p, take_thread);
+	err = mt_proc_each_new_tid(s, p, take_thread);
+	if (err)
+		return err;
+	return enable_cw(s->perf);
 }
 
 int mt_perf_attach(struct maptap_session *s, pid_t pid, bool *fallback)
@@ -3159,7 +3296,10 @@ int mt_perf_launch(struct maptap_session *s, pid_t pid)
 	 * threads at once more often than not. */
 	if (s->perf->lock_id > 0)
 		s->perf->lock_from = 1;
+	open_cw(s->perf);
 	err = open_thread(s->perf, pid, &s->stats.group_retries);
+	if (!err)
+		err = enable_cw(s->perf);
 	if (err)
 		return mt_error(s, err, "cannot open perf events on the command: %s",
 				strerror(-err));
@@ -3219,7 +3359,7 @@ int mt_perf_test_lock(struct maptap_session *s)
 	if (f->ntp + 1 > TP_MAX)
 		return -1;
 	f->lock_id = 999;
-	add_tp(f, f->lock_id);
+	add_tp(f, f->lock_id, false);
 	f->lock_from = 1;
 	return f->lock_id;
 }
@@ -3234,7 +3374,7 @@ int mt_perf_test_newtask(struct maptap_session *s)
 	f->nt_pid_off = 8;
 	f->nt_flags_off = 16;
 	f->nt_flags_size = 8;
-	add_tp(f, f->newtask_id);
+	add_tp(f, f->newtask_id, false);
 	return f->newtask_id;
 }
 
