@@ -117,7 +117,7 @@ static const struct {
 } tp_list[] = {
 	{ "munmap", true, true, TP_STACK, false },
 	{ "mprotect", true, true, TP_STACK, false },
-	{ "pkey_mprotect", true, true, TP_STACK, false },
+	{ "pkey_mprotect", true, true, TP_STACK, true },
 	{ "mremap", true, true, TP_STACK, false },
 	{ "brk", true, true, TP_STACK, false },
 	{ "madvise", true, true, TP_STACK, false },
@@ -377,7 +377,10 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 	for (i = 0; i < (size_t)n; i++)
 		f->cpu_ok[i] = 1;
 	f->stacks = stacks;
-	f->cw = true;	/* unless the kernel refuses them (open_cw()) */
+	/* unless the kernel refuses them (open_cw()); the environment's
+	 * MAPTAP_PERF_TASK_EVENTS=1 (docs/tracer.md) puts them in the
+	 * groups, for tests and A/B runs */
+	f->cw = !getenv("MAPTAP_PERF_TASK_EVENTS");
 	for (i = 0; i < TP_COUNT; i++) {
 		int k;
 
@@ -799,7 +802,8 @@ static int open_thread(struct mt_perf *f, pid_t tid, uint64_t *retries)
 }
 
 /* The tracepoints of the calls a program makes seldom (exec, clone,
- * exit, prctl, shmdt, io_destroy, shmat and io_setup's stacks, and the
+ * exit, prctl, pkey_mprotect, shmdt, io_destroy, shmat and io_setup's
+ * stacks, and the
  * task_newtask and signal tracepoints), opened once on every CPU for
  * every task (pid -1) instead of in every thread's groups: they then
  * cost the target nothing.  Every event in a task's perf context costs
