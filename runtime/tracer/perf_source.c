@@ -810,11 +810,12 @@ static int open_thread(struct mt_perf *f, pid_t tid, uint64_t *retries)
  * it at each of its mmaps, whatever the event: perf_event_mmap() walks
  * the context's whole event list (perf_iterate_sb() ->
  * perf_iterate_ctx(), kernel/events/core.c), and with one group per CPU
- * a thread's context holds (1 + tracepoints) x CPUs events.  34 of them
- * per group took an mmap+munmap loop from 1.33x its untraced time
- * (perf record with the dummy event and munmap's two tracepoints) to
- * 1.59x; the same events per CPU cost it nothing measurable
- * (bench/README.md, "Attaching without stops").  The price is records
+ * a thread's context holds (1 + tracepoints) x CPUs events.  With
+ * perf record stand-ins, the dummy event and munmap's two tracepoints
+ * cost an mmap+munmap loop 1.33x its untraced time, the dummy and 28
+ * syscall tracepoints 1.59x; the seldom ones per CPU cost it nothing
+ * measurable (bench/README.md, "The seldom calls' tracepoints per
+ * CPU").  The price is records
  * of other processes' such calls in the rings (on_sample() drops them)
  * and their cost to those processes: a record each, on calls that
  * themselves take microseconds.
