@@ -1671,6 +1671,89 @@ static int shift_vma(const struct maptap_vma *v, void *arg)
  * model: in place, the VMA at the old end grows or the tail goes; moved,
  * the old range's VMAs go to NEW (the old range stays mapped with
  * MREMAP_DONTUNMAP), grown or cut to the new size. */
+/* Whether K (N VMAs, sorted) and M (NM, sorted, clipped to [LO, HI))
+ * map every page of [LO, HI) alike: the same pages, permissions, name
+ * and backing (dev, inode, file offset); only where VMAs begin and end
+ * may differ. */
+static bool same_pages(const struct maptap_vma *k, size_t n,
+		       const struct maptap_vma *m, size_t nm, uint64_t lo,
+		       uint64_t hi)
+{
+	uint64_t a = lo;
+	size_t i = 0, j = 0;
+
+	while (a < hi) {
+		const struct maptap_vma *x, *y;
+		bool kin, min;
+
+		while (i < n && k[i].end <= a)
+			i++;
+		while (j < nm && m[j].end <= a)
+			j++;
+		kin = i < n && k[i].start <= a;
+		min = j < nm && m[j].start <= a;
+		if (kin != min)
+			return false;
+		if (!kin) {
+			uint64_t b = hi;
+
+			if (i < n && k[i].start < b)
+				b = k[i].start;
+			if (j < nm && m[j].start < b)
+				b = m[j].start;
+			a = b;
+			continue;
+		}
+		x = &k[i];
+		y = &m[j];
+		if (x->perms != y->perms || x->inode != y->inode ||
+		    x->dev_major != y->dev_major ||
+		    x->dev_minor != y->dev_minor ||
+		    x->name_len != y->name_len ||
+		    (x->name_len && memcmp(x->name, y->name, x->name_len)) ||
+		    (maptap_vma_has_file(x) &&
+		     x->offset + (a - x->start) != y->offset + (a - y->start)))
+			return false;
+		a = x->end < y->end ? x->end : y->end;
+	}
+	return true;
+}
+
+/* madvise(2) of [LO, HI) by TID returned 0.  The advice changes no
+ * page's permissions, name or backing; it may split or merge VMAs
+ * (MADV_DONTFORK, MADV_HUGEPAGE, MADV_MERGEABLE, ...: flags that
+ * /proc/PID/maps does not show), which only a read can tell.  The read
+ * is later than the call, by the records still to be applied: where the
+ * kernel's pages there differ from the model's, a later call changed
+ * them (and its record will say so), and taking them now would put its
+ * effect before the calls between (an mremap then moved the model's
+ * idea of those pages: perfmode.py's storm with madvise).  Then the
+ * range is left to the batch's confirmation. */
+static void apply_advice(struct maptap_session *s, struct mt_proc *p,
+			 pid_t tid, const struct maptap_syscall *sc,
+			 uint64_t time, uint64_t lo, uint64_t hi)
+{
+	struct shift c = { &s->buf2, lo, hi, 0 };
+	struct maptap_mm_hint h;
+
+	if (mt_ensure_reader(s, p))
+		return;
+	maptap_vma_buf_clear(&s->buf);
+	if (maptap_maps_read_range(p->mm->reader, lo, hi, &s->buf))
+		return;
+	s->stats.refreshes++;
+	touch(s->perf, p, lo, hi);
+	maptap_vma_buf_clear(&s->buf2);
+	if (maptap_mm_foreach(p->mm->model, lo, hi, shift_vma, &c) != 0)
+		return;
+	maptap_vma_buf_finish(&s->buf2);
+	if (!same_pages(s->buf.v, s->buf.n, s->buf2.v, s->buf2.n, lo, hi))
+		return;
+	hint_of(&h, p, tid, sc, time);
+	maptap_mm_update(p->mm->model, lo, hi, s->buf.v, s->buf.n, &h,
+			 mt_emit_cb, s);
+}
+
 static void apply_mremap(struct maptap_session *s, struct mt_proc *p,
 			 struct mt_thread *t, const struct maptap_syscall *sc,
 			 uint64_t time, uint64_t new)
@@ -1826,6 +1909,10 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 	}
 	if (sc->range == MAPTAP_RANGE_MREMAP) {
 		apply_mremap(s, p, t, sc, time, (uint64_t)ret);
+		return;
+	}
+	if (sc->nr == SYS_madvise) {
+		apply_advice(s, p, t->tid, sc, time, lo, hi);
 		return;
 	}
 	apply_read(s, p, t->tid, sc, time, lo, hi, lo2, hi2, false);

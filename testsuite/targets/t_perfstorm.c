@@ -2,12 +2,16 @@
 /* t_perfstorm.c -- two threads change the address space at random, then
  * the process writes its own final /proc/self/maps.
  *
- * Usage: t_perfstorm ROUNDS SEED MAPS_FILE [wait]
+ * Usage: t_perfstorm ROUNDS SEED MAPS_FILE [wait|lone]
  * With "wait": prints "ready PID" and waits for a line on stdin before
- * the storm (for maptap -x).  Each thread keeps up to 16 mappings of its
+ * the storm (for maptap -x); "lone" too, and the main thread storms
+ * alone first, then both do (a process that gets its second thread
+ * under maptap -x).  Each thread keeps up to 16 mappings of its
  * own and, ROUNDS times, picks one of: mmap (anonymous or of /proc/self/
  * exe), munmap (all or part), mprotect (part), mmap MAP_FIXED over part
  * of one of its own, mremap (grow in place, shrink, move to a new place),
+ * madvise(MADV_DONTFORK or MADV_DOFORK) of a page (a VMA split or
+ * merged), a munmap and a madvise that fail (EINVAL),
  * or, in the first thread only, brk up or down (never below where it
  * began).  The random choices come
  * from SEED (rand_r per thread), so a run repeats.  At the end the main
@@ -46,7 +50,7 @@ static void storm(int who)
 
 	for (i = 0; i < rounds; i++) {
 		struct slot *x = &s[rand_r(&r) % SLOTS];
-		int op = rand_r(&r) % 8;
+		int op = rand_r(&r) % 10;
 		size_t pages = 1 + rand_r(&r) % 6;
 
 		if (!x->p) {
@@ -122,6 +126,16 @@ static void storm(int who)
 				munmap(dst + PG, x->len);
 			break;
 		}
+		case 8:		/* a page that fork does not copy, or does */
+			k = rand_r(&r) % (int)(x->len / PG);
+			madvise(x->p + k * PG, PG, rand_r(&r) % 2 ?
+				MADV_DONTFORK : MADV_DOFORK);
+			break;
+		case 9:		/* EINVAL: not page-aligned, no such advice */
+			if (munmap(x->p + 1, PG) == 0 ||
+			    madvise(x->p, PG, 12345) == 0)
+				t_die("a call that must fail did not");
+			break;
 		default:	/* brk, first thread only */
 			/* Never below the break the storm began with: malloc's
 			 * memory is under it (nothing mallocs meanwhile). */
@@ -165,6 +179,8 @@ int main(int argc, char **argv)
 		if (!fgets(line, sizeof(line), stdin))
 			return 2;
 	}
+	if (argc > 4 && strcmp(argv[4], "lone") == 0)
+		storm(0);
 	if (pthread_create(&t, NULL, worker, (void *)(intptr_t)1))
 		t_die("pthread_create");
 	storm(0);
