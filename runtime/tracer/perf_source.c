@@ -1673,11 +1673,11 @@ static int shift_vma(const struct maptap_vma *v, void *arg)
  * MREMAP_DONTUNMAP), grown or cut to the new size. */
 /* Whether K (N VMAs, sorted) and M (NM, sorted, clipped to [LO, HI))
  * map every page of [LO, HI) alike: the same pages, permissions, name
- * and backing (dev, inode, file offset); only where VMAs begin and end
- * may differ. */
+ * (unless NAMES: an anonymous page's may differ) and backing (dev,
+ * inode, file offset); only where VMAs begin and end may differ. */
 static bool same_pages(const struct maptap_vma *k, size_t n,
 		       const struct maptap_vma *m, size_t nm, uint64_t lo,
-		       uint64_t hi)
+		       uint64_t hi, bool names)
 {
 	uint64_t a = lo;
 	size_t i = 0, j = 0;
@@ -1709,8 +1709,10 @@ static bool same_pages(const struct maptap_vma *k, size_t n,
 		if (x->perms != y->perms || x->inode != y->inode ||
 		    x->dev_major != y->dev_major ||
 		    x->dev_minor != y->dev_minor ||
-		    x->name_len != y->name_len ||
-		    (x->name_len && memcmp(x->name, y->name, x->name_len)) ||
+		    ((!names || maptap_vma_has_file(x)) &&
+		     (x->name_len != y->name_len ||
+		      (x->name_len &&
+		       memcmp(x->name, y->name, x->name_len)))) ||
 		    (maptap_vma_has_file(x) &&
 		     x->offset + (a - x->start) != y->offset + (a - y->start)))
 			return false;
@@ -1719,19 +1721,20 @@ static bool same_pages(const struct maptap_vma *k, size_t n,
 	return true;
 }
 
-/* madvise(2) of [LO, HI) by TID returned 0.  The advice changes no
- * page's permissions, name or backing; it may split or merge VMAs
- * (MADV_DONTFORK, MADV_HUGEPAGE, MADV_MERGEABLE, ...: flags that
- * /proc/PID/maps does not show), which only a read can tell.  The read
- * is later than the call, by the records still to be applied: where the
- * kernel's pages there differ from the model's, a later call changed
- * them (and its record will say so), and taking them now would put its
- * effect before the calls between (an mremap then moved the model's
- * idea of those pages: perfmode.py's storm with madvise).  Then the
- * range is left to the batch's confirmation. */
+/* madvise(2) or prctl(PR_SET_VMA) (NAMES) of [LO, HI) by TID returned
+ * 0.  An advice changes no page's permissions, name or backing; it may
+ * split or merge VMAs (MADV_DONTFORK, MADV_HUGEPAGE, MADV_MERGEABLE,
+ * ...: flags that /proc/PID/maps does not show), which only a read can
+ * tell; PR_SET_VMA_ANON_NAME changes anonymous pages' names too.  The
+ * read is later than the call, by the records still to be applied:
+ * where the kernel's pages there differ from the model's otherwise, a
+ * later call changed them (and its record will say so), and taking them
+ * now would put its effect before the calls between (an mremap then
+ * moved the model's idea of those pages: perfmode.py's storm with
+ * madvise).  Then the range is left to the batch's confirmation. */
 static void apply_advice(struct maptap_session *s, struct mt_proc *p,
 			 pid_t tid, const struct maptap_syscall *sc,
-			 uint64_t time, uint64_t lo, uint64_t hi)
+			 uint64_t time, uint64_t lo, uint64_t hi, bool names)
 {
 	struct shift c = { &s->buf2, lo, hi, 0 };
 	struct maptap_mm_hint h;
@@ -1747,7 +1750,8 @@ static void apply_advice(struct maptap_session *s, struct mt_proc *p,
 	if (maptap_mm_foreach(p->mm->model, lo, hi, shift_vma, &c) != 0)
 		return;
 	maptap_vma_buf_finish(&s->buf2);
-	if (!same_pages(s->buf.v, s->buf.n, s->buf2.v, s->buf2.n, lo, hi))
+	if (!same_pages(s->buf.v, s->buf.n, s->buf2.v, s->buf2.n, lo, hi,
+			names))
 		return;
 	hint_of(&h, p, tid, sc, time);
 	maptap_mm_update(p->mm->model, lo, hi, s->buf.v, s->buf.n, &h,
@@ -1911,8 +1915,9 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 		apply_mremap(s, p, t, sc, time, (uint64_t)ret);
 		return;
 	}
-	if (sc->nr == SYS_madvise) {
-		apply_advice(s, p, t->tid, sc, time, lo, hi);
+	if (sc->nr == SYS_madvise || sc->range == MAPTAP_RANGE_PRCTL) {
+		apply_advice(s, p, t->tid, sc, time, lo, hi,
+			     sc->range == MAPTAP_RANGE_PRCTL);
 		return;
 	}
 	apply_read(s, p, t->tid, sc, time, lo, hi, lo2, hi2, false);

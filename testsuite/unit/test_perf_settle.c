@@ -880,6 +880,32 @@ int main(void)
 	tap_int_eq(pages(&c, MAPTAP_EV_UNMAP, 0, q, q + 2 * PAGE), 0,
 		   "... and by nothing else");
 
+	/* 12. The same with prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME) of q's
+	 * second page (a name, which may differ in the read; this kernel
+	 * may refuse the call itself: the records are made here). */
+	c.n = 0;
+	t0 = now_ns();
+	v[0] = 0x53564d41;	/* PR_SET_VMA */
+	v[1] = 0;		/* PR_SET_VMA_ANON_NAME */
+	v[2] = q + PAGE;
+	v[3] = PAGE;
+	v[4] = (uint64_t)(uintptr_t)"x";
+	feed_call(s, "prctl", SYS_prctl, true, pid, pid, t0, v, 5);
+	tap_ok(child_do(&c, 'u', q + PAGE, PAGE), "its later munmap ran");
+	v[0] = 0;
+	feed_call(s, "prctl", SYS_prctl, false, pid, pid, t0 + 1000, v, 1);
+	tap_int_eq(pages_by(&c, MAPTAP_EV_UNMAP, "prctl", q, q + 2 * PAGE),
+		   0, "a prctl's late read: no unmap in the prctl's name");
+	v[0] = q + PAGE;
+	v[1] = PAGE;
+	feed_call(s, "munmap", SYS_munmap, true, pid, pid, t0 + 2000, v, 2);
+	v[0] = 0;
+	feed_call(s, "munmap", SYS_munmap, false, pid, pid, t0 + 3000, v,
+		  1);
+	mt_perf_test_round(s, now_ns(), now_ns());
+	tap_int_eq(pages_by(&c, MAPTAP_EV_UNMAP, "munmap", q, q + 2 * PAGE),
+		   1, "... the page unmapped by the munmap");
+
 	maptap_session_free(s);
 	close(c.cmd);
 	waitpid(pid, &status, 0);
