@@ -1075,6 +1075,7 @@ static void touch(struct mt_perf *f, struct mt_proc *p, uint64_t lo,
 static void exec_wait_end(struct maptap_session *s, struct mt_proc *p,
 			  const char *path, size_t len);
 static int copy_vma(const struct maptap_vma *v, void *arg);
+static void dontcopy(struct mt_mm *mm, uint64_t lo, uint64_t hi, bool on);
 
 /* Where the model's changes go: nowhere while P's image is being built
  * by its execve (from its COMM record to its exit record), which the
@@ -1620,6 +1621,8 @@ static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 		h.fresh_lo = v.start;
 		h.fresh_hi = v.end;
 	}
+	/* a new VMA: no MADV_DONTFORK of an old one applies to it */
+	dontcopy(p->mm, v.start, v.end, false);
 	maptap_mm_update(p->mm->model, v.start, v.end, &v, 1, &h, emit_fn(p),
 			 s);
 	touch(s->perf, p, v.start, v.end);
@@ -1671,6 +1674,68 @@ static int shift_vma(const struct maptap_vma *v, void *arg)
  * model: in place, the VMA at the old end grows or the tail goes; moved,
  * the old range's VMAs go to NEW (the old range stays mapped with
  * MREMAP_DONTUNMAP), grown or cut to the new size. */
+/* Mark [LO, HI) of MM as MADV_DONTFORK'd (ON) or not.  A fork child
+ * gets every VMA of its parent but those (VM_DONTCOPY: dup_mmap(),
+ * kernel/fork.c), and no read tells which they are (/proc/PID/maps
+ * shows no flags): the madvise records say, in their order, and a
+ * mapping made or unmapped over a range ends its mark (new_process()).
+ * The marks are a model of their own, with no events. */
+static void dontcopy(struct mt_mm *mm, uint64_t lo, uint64_t hi, bool on)
+{
+	struct maptap_vma v;
+
+	if (lo >= hi || (!on && !mm->perf_dontcopy))
+		return;
+	if (!mm->perf_dontcopy && !(mm->perf_dontcopy = maptap_mm_new()))
+		return;
+	memset(&v, 0, sizeof(v));
+	v.start = lo;
+	v.end = hi;
+	maptap_mm_update(mm->perf_dontcopy, lo, hi, &v, on ? 1 : 0, NULL,
+			 NULL, NULL);
+}
+
+struct dc_move {
+	struct mt_mm *mm;
+	uint64_t lo, hi;	/* the part moved */
+	int64_t by;
+};
+
+static int dc_moved(const struct maptap_vma *v, void *arg)
+{
+	struct dc_move *c = arg;
+	uint64_t a = v->start > c->lo ? v->start : c->lo;
+	uint64_t b = v->end < c->hi ? v->end : c->hi;
+
+	if (a < b)
+		dontcopy(c->mm, a + (uint64_t)c->by, b + (uint64_t)c->by, true);
+	return 0;
+}
+
+/* mremap(2) of [A, A + OLEN) to [NEW, NEW + NLEN) returned: the marks
+ * go with the VMAs (the flags move with them), a grown VMA's new part
+ * takes its mark. */
+static void dontcopy_mremap(struct mt_mm *mm, uint64_t a, uint64_t olen,
+			    uint64_t new, uint64_t nlen)
+{
+	struct dc_move c = { mm, a, a + (nlen < olen ? nlen : olen),
+			     (int64_t)(new - a) };
+	bool last;
+
+	if (!mm->perf_dontcopy || !olen)
+		return;
+	last = maptap_mm_find(mm->perf_dontcopy, a + olen - 1) != NULL;
+	if (new != a) {
+		dontcopy(mm, new, new + nlen, false);
+		maptap_mm_foreach(mm->perf_dontcopy, c.lo, c.hi, dc_moved, &c);
+		dontcopy(mm, a, a + olen, false);
+	} else if (nlen < olen) {
+		dontcopy(mm, a + nlen, a + olen, false);
+	}
+	if (nlen > olen)
+		dontcopy(mm, new + olen, new + nlen, last);
+}
+
 /* Whether K (N VMAs, sorted) and M (NM, sorted, clipped to [LO, HI))
  * map every page of [LO, HI) alike: the same pages, permissions, name
  * (unless NAMES: an anonymous page's may differ) and backing (dev,
@@ -1902,6 +1967,7 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 	if (r != 1)
 		return;
 	if (sc->range == MAPTAP_RANGE_UNMAP) {
+		dontcopy(p->mm, lo, hi, false);
 		unmap_exit(s, t, sc, time, lo, hi);
 		return;
 	}
@@ -1912,9 +1978,15 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 		return;
 	}
 	if (sc->range == MAPTAP_RANGE_MREMAP) {
+		dontcopy_mremap(p->mm, PAGE_DOWN(t->args[0]),
+				PAGE_UP(t->args[1]), (uint64_t)ret,
+				PAGE_UP(t->args[2]));
 		apply_mremap(s, p, t, sc, time, (uint64_t)ret);
 		return;
 	}
+	if (sc->nr == SYS_madvise &&
+	    (t->args[2] == MADV_DONTFORK || t->args[2] == MADV_DOFORK))
+		dontcopy(p->mm, lo, hi, t->args[2] == MADV_DONTFORK);
 	if (sc->nr == SYS_madvise || sc->range == MAPTAP_RANGE_PRCTL) {
 		apply_advice(s, p, t->tid, sc, time, lo, hi,
 			     sc->range == MAPTAP_RANGE_PRCTL);
@@ -2205,6 +2277,30 @@ static int copy_vma(const struct maptap_vma *v, void *arg)
  * clone(CLONE_VM) entry, and for clone3 (its flags are in memory) the
  * kernel, while both still run (docs/tracer.md, "Limits of perf
  * mode"). */
+static int dc_cut(const struct maptap_vma *v, void *arg)
+{
+	return maptap_mm_update(arg, v->start, v->end, NULL, 0, NULL, NULL,
+				NULL);
+}
+
+/* S->buf2, the parent's VMAs at a fork, without those MM marked
+ * MADV_DONTFORK (dontcopy()): what the child gets. */
+static void drop_dontcopy(struct maptap_session *s, struct mt_mm *mm)
+{
+	struct maptap_mm *m = maptap_mm_new();
+
+	if (!m || maptap_mm_update(m, 0, MT_TOP, s->buf2.v, s->buf2.n, NULL,
+				   NULL, NULL) != 0) {
+		maptap_mm_free(m);
+		return;
+	}
+	maptap_mm_foreach(mm->perf_dontcopy, 0, MT_TOP, dc_cut, m);
+	maptap_vma_buf_clear(&s->buf2);
+	maptap_mm_foreach(m, 0, MT_TOP, copy_vma, &s->buf2);
+	maptap_vma_buf_finish(&s->buf2);
+	maptap_mm_free(m);
+}
+
 static void new_process(struct maptap_session *s, uint32_t pid,
 			uint32_t ppid, uint32_t tid, uint32_t ptid,
 			uint64_t time, int shared)
@@ -2256,6 +2352,8 @@ static void new_process(struct maptap_session *s, uint32_t pid,
 		maptap_mm_foreach(parent->mm->model, 0, MT_TOP, copy_vma,
 				  &s->buf2);
 		maptap_vma_buf_finish(&s->buf2);
+		if (parent->mm->perf_dontcopy)
+			drop_dontcopy(s, parent->mm);
 		p->mm->brk = parent->mm->brk;
 		/* and its start_stack (mt_check_main_stack()) */
 		p->mm->stack_addr = parent->mm->stack_addr;
@@ -2527,6 +2625,8 @@ static void on_exec(struct maptap_session *s, struct mt_proc *p,
 	} else {
 		maptap_mm_free(p->mm->model);
 		p->mm->model = maptap_mm_new();
+		maptap_mm_free(p->mm->perf_dontcopy);
+		p->mm->perf_dontcopy = NULL;
 		maptap_maps_close(p->mm->reader);
 		p->mm->reader = NULL;
 		p->mm->brk = 0;

@@ -133,6 +133,7 @@ void mt_mm_put(struct mt_mm *mm)
 	if (!mm || --mm->refs > 0)
 		return;
 	maptap_mm_free(mm->model);
+	maptap_mm_free(mm->perf_dontcopy);
 	maptap_maps_close(mm->reader);
 	mt_bps_free(mm->bps);
 	free(mm);

@@ -41,6 +41,10 @@ struct mt_mm {
 					 * first (find_deferred_map()) */
 	uint64_t stack_addr;		/* in the main stack ([stack]): the
 					 * image's start_stack; 0 not read yet */
+	struct maptap_mm *perf_dontcopy;	/* perf: the ranges marked
+						 * MADV_DONTFORK, which a fork
+						 * child does not get; NULL none
+						 * (perf_source.c, dontcopy()) */
 	uint64_t verify_next_ns;	/* --verify: no full check before */
 	uint64_t verify_full_ns;	/* how long the last full check took */
 	struct mt_bps *bps;		/* breakpoints (uprobe.c); NULL none */
