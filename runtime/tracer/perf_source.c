@@ -1955,6 +1955,13 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 		apply_brk(s, p, t->tid, sc, time, ret);
 		return;
 	}
+	/* ENOMEM: a hole in the range, the advice taken where it is
+	 * mapped (madvise(2)) */
+	if (sc->nr == SYS_madvise && (ret == 0 || ret == -ENOMEM) &&
+	    (t->args[2] == MADV_DONTFORK || t->args[2] == MADV_DOFORK))
+		dontcopy(p->mm, PAGE_DOWN(t->args[0]),
+			 PAGE_UP(t->args[0] + t->args[1]),
+			 t->args[2] == MADV_DONTFORK);
 	if (ret < 0 && ret >= -4095) {
 		failed_exit(s, t, sc, time, ret);
 		return;
@@ -1984,9 +1991,6 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 		apply_mremap(s, p, t, sc, time, (uint64_t)ret);
 		return;
 	}
-	if (sc->nr == SYS_madvise &&
-	    (t->args[2] == MADV_DONTFORK || t->args[2] == MADV_DOFORK))
-		dontcopy(p->mm, lo, hi, t->args[2] == MADV_DONTFORK);
 	if (sc->nr == SYS_madvise || sc->range == MAPTAP_RANGE_PRCTL) {
 		apply_advice(s, p, t->tid, sc, time, lo, hi,
 			     sc->range == MAPTAP_RANGE_PRCTL);

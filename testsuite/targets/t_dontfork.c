@@ -5,7 +5,9 @@
  * Maps 6 pages and marks the second MADV_DONTFORK; marks a page of its
  * own, moves it with mremap (the mark goes with it) and grows it in
  * place (the new part is marked too); unmaps a marked page and maps a
- * new one there (not marked).  Then forks a child that writes its
+ * new one there (not marked); marks 3 pages with a hole in the middle
+ * (the call fails with ENOMEM, the two pages are marked all the same,
+ * madvise(2)).  Then forks a child that writes its
  * /proc/self/maps to MAPS_FILE.PID and exits at once (before a tracer
  * that reads late can look at it), takes the mark off the second page
  * (MADV_DOFORK), forks a second such child, and writes its own maps to
@@ -13,6 +15,7 @@
  * first child lacks the marked pages, the second only the moved one.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -39,7 +42,7 @@ static void child_dump(const char *maps)
 
 int main(int argc, char **argv)
 {
-	char *p, *q, *dst, *r;
+	char *p, *q, *dst, *r, *z;
 
 	if (argc < 2)
 		return 2;
@@ -68,6 +71,12 @@ int main(int argc, char **argv)
 		 MAP_FIXED, -1, 0);
 	if (r == MAP_FAILED)
 		t_die("mmap fixed");
+	z = mmap(NULL, 3 * PG, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (z == MAP_FAILED || munmap(z + PG, PG))
+		t_die("mmap z");
+	if (madvise(z, 3 * PG, MADV_DONTFORK) == 0 || errno != ENOMEM)
+		t_die("madvise over a hole did not fail with ENOMEM");
 	child_dump(argv[1]);
 	if (madvise(p + PG, PG, MADV_DOFORK))
 		t_die("madvise");
