@@ -1691,6 +1691,7 @@ static void dontcopy(struct mt_mm *mm, uint64_t lo, uint64_t hi, bool on)
 	memset(&v, 0, sizeof(v));
 	v.start = lo;
 	v.end = hi;
+	v.name = "";	/* the model copies name_len bytes of it */
 	maptap_mm_update(mm->perf_dontcopy, lo, hi, &v, on ? 1 : 0, NULL,
 			 NULL, NULL);
 }
