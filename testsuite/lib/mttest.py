@@ -31,12 +31,15 @@ os.environ.setdefault("MAPTAP_TAPSET", os.path.join(SRCDIR, "tapsets"))
 CC = os.environ.get("CC", "cc").split()
 TARGETS = os.path.join(SRCDIR, "testsuite", "targets")
 
-# The programs a test starts get SIGINT's default action, whatever the
-# test was started with: a harness run in the background (a
+# The programs a test starts get SIGINT's and SIGHUP's default actions,
+# whatever the test was started with: a harness run in the background (a
 # non-interactive shell's "make check &", some CI runners) starts every
-# process with SIGINT ignored, which maptap, as any program, passes on to
-# its command.  Tests that want an ignored SIGINT set it themselves.
+# process with SIGINT ignored, one run under nohup(1) with SIGHUP ignored
+# (signals.py's early death by SIGHUP then waited 60 s for a command
+# that did not die), and maptap, as any program, passes that on to its
+# command.  Tests that want one ignored set it themselves.
 signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 EVENTS = os.environ.get("MT_TEST_EVENTS", "ptrace")
 
