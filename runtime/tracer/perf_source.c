@@ -597,6 +597,23 @@ static void drop_fds(struct mt_perf *f, size_t from)
 		close(f->fds[--f->nfds]);
 }
 
+/* A's attributes for tracepoint I: a sample per hit, its raw record,
+ * and the user registers and stack where it takes them. */
+static void tp_attr(struct mt_perf *f, size_t i, struct perf_event_attr *a)
+{
+	attr_base(f, a);
+	a->type = PERF_TYPE_TRACEPOINT;
+	a->config = (uint64_t)f->tp_id[i];
+	a->sample_period = 1;
+	a->sample_type |= PERF_SAMPLE_RAW;
+	if (f->tp_stack[i]) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER |
+				  PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = REGS_MASK;
+		a->sample_stack_user = MAPTAP_CALL_STACK_BYTES;
+	}
+}
+
 /* The group of TID on CPU: the dummy event leading the tracepoints. */
 static int open_group(struct mt_perf *f, pid_t tid, int cpu)
 {
@@ -620,17 +637,7 @@ static int open_group(struct mt_perf *f, pid_t tid, int cpu)
 	for (i = 0; i < f->ntp; i++) {
 		if (!in_group(f, i))
 			continue;
-		attr_base(f, &a);
-		a.type = PERF_TYPE_TRACEPOINT;
-		a.config = (uint64_t)f->tp_id[i];
-		a.sample_period = 1;
-		a.sample_type |= PERF_SAMPLE_RAW;
-		if (f->tp_stack[i]) {
-			a.sample_type |= PERF_SAMPLE_REGS_USER |
-					 PERF_SAMPLE_STACK_USER;
-			a.sample_regs_user = REGS_MASK;
-			a.sample_stack_user = MAPTAP_CALL_STACK_BYTES;
-		}
+		tp_attr(f, i, &a);
 		/* The lock's records are off until an mm has two threads
 		 * (lock_on()). */
 		if (f->tp_id[i] == f->lock_id && !f->lock_from) {
@@ -839,20 +846,10 @@ static void open_cw(struct mt_perf *f)
 		for (i = 0; i < f->ntp && !err; i++) {
 			if (!f->tp_cw[i])
 				continue;
-			attr_base(f, &a);
+			tp_attr(f, i, &a);
 			a.inherit = 0;
 			a.enable_on_exec = 0;
 			a.disabled = 1;
-			a.type = PERF_TYPE_TRACEPOINT;
-			a.config = (uint64_t)f->tp_id[i];
-			a.sample_period = 1;
-			a.sample_type |= PERF_SAMPLE_RAW;
-			if (f->tp_stack[i]) {
-				a.sample_type |= PERF_SAMPLE_REGS_USER |
-						 PERF_SAMPLE_STACK_USER;
-				a.sample_regs_user = REGS_MASK;
-				a.sample_stack_user = MAPTAP_CALL_STACK_BYTES;
-			}
 			err = open_one(f, &a, -1, cpu, -1);
 		}
 	}
@@ -1705,11 +1702,12 @@ struct dc_move {
 static int dc_moved(const struct maptap_vma *v, void *arg)
 {
 	struct dc_move *c = arg;
-	uint64_t a = v->start > c->lo ? v->start : c->lo;
-	uint64_t b = v->end < c->hi ? v->end : c->hi;
+	struct maptap_vma x = *v;
 
-	if (a < b)
-		dontcopy(c->mm, a + (uint64_t)c->by, b + (uint64_t)c->by, true);
+	clip(&x, c->lo, c->hi);
+	if (x.start < x.end)
+		dontcopy(c->mm, x.start + (uint64_t)c->by,
+			 x.end + (uint64_t)c->by, true);
 	return 0;
 }
 

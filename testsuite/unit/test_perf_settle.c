@@ -134,6 +134,16 @@ static int on_event(const struct maptap_event *ev, void *arg)
 	return 0;
 }
 
+/* Pages of [LO, HI) that event R covers, if of KIND. */
+static long long rec_pages(const struct rec *r, int kind, uint64_t lo,
+			   uint64_t hi)
+{
+	uint64_t a = r->start > lo ? r->start : lo;
+	uint64_t b = r->end < hi ? r->end : hi;
+
+	return r->kind == kind && a < b ? (long long)((b - a) / PAGE) : 0;
+}
+
 /* Pages of [LO, HI) that events of KIND cover: in TID's name by its
  * call (TID > 0), or without a call (TID 0). */
 static long long pages(const struct ctx *c, int kind, pid_t tid,
@@ -142,15 +152,9 @@ static long long pages(const struct ctx *c, int kind, pid_t tid,
 	long long n = 0;
 	size_t i;
 
-	for (i = 0; i < c->n; i++) {
-		uint64_t a = c->v[i].start > lo ? c->v[i].start : lo;
-		uint64_t b = c->v[i].end < hi ? c->v[i].end : hi;
-
-		if (c->v[i].kind != kind || a >= b)
-			continue;
+	for (i = 0; i < c->n; i++)
 		if (tid ? c->v[i].tid == tid && c->v[i].call : !c->v[i].call)
-			n += (long long)((b - a) / PAGE);
-	}
+			n += rec_pages(&c->v[i], kind, lo, hi);
 	return n;
 }
 
@@ -161,14 +165,9 @@ static long long pages_by(const struct ctx *c, int kind, const char *sc,
 	long long n = 0;
 	size_t i;
 
-	for (i = 0; i < c->n; i++) {
-		uint64_t a = c->v[i].start > lo ? c->v[i].start : lo;
-		uint64_t b = c->v[i].end < hi ? c->v[i].end : hi;
-
-		if (c->v[i].kind == kind && a < b && c->v[i].sc &&
-		    strcmp(c->v[i].sc, sc) == 0)
-			n += (long long)((b - a) / PAGE);
-	}
+	for (i = 0; i < c->n; i++)
+		if (c->v[i].sc && strcmp(c->v[i].sc, sc) == 0)
+			n += rec_pages(&c->v[i], kind, lo, hi);
 	return n;
 }
 
