@@ -194,6 +194,8 @@ struct mt_perf {
 	size_t ncw;
 	uint64_t cw_id_max;	/* the highest id of those events */
 	bool cw_exec;		/* launch: the command's exec was read */
+	unsigned cw_pause_us;	/* tests: a pause after each event that
+				 * enable_cw() turns on, us */
 	bool stacks;		/* call_stacks */
 	uint64_t stack_gen;	/* PERF_RECORD_LOSTs read: a stack taken
 				 * before one may not be its thread's
@@ -828,29 +830,34 @@ static int open_thread(struct mt_perf *f, pid_t tid, uint64_t *retries)
  * themselves take microseconds.
  *
  * Opened before any group, off (the groups' rings are theirs: the
- * first f->ncw of f->fds); enable_cw() turns them on.  Where the kernel
- * refuses one, none is kept and the groups carry them all (f->cw
- * false). */
+ * first f->ncw of f->fds); enable_cw() turns them on, in the order
+ * opened: on every CPU the tracepoints that end something (the calls'
+ * exits, task_newtask, the signals'), then the calls' entries.  Where
+ * the kernel refuses one, none is kept and the groups carry them all
+ * (f->cw false). */
 static void open_cw(struct mt_perf *f)
 {
 	struct perf_event_attr a;
 	uint64_t id = 0;
-	int cpu, err = 0;
+	int cpu, err = 0, entries;
 	size_t i;
 
 	if (!f->cw || f->nfds)
 		return;
-	for (cpu = 0; cpu < f->ncpu && !err; cpu++) {
-		if (!f->cpu_ok[cpu])
-			continue;
-		for (i = 0; i < f->ntp && !err; i++) {
-			if (!f->tp_cw[i])
+	for (entries = 0; entries < 2 && !err; entries++) {
+		for (cpu = 0; cpu < f->ncpu && !err; cpu++) {
+			if (!f->cpu_ok[cpu])
 				continue;
-			tp_attr(f, i, &a);
-			a.inherit = 0;
-			a.enable_on_exec = 0;
-			a.disabled = 1;
-			err = open_one(f, &a, -1, cpu, -1);
+			for (i = 0; i < f->ntp && !err; i++) {
+				if (!f->tp_cw[i] ||
+				    (int)f->tp_enter[i] != entries)
+					continue;
+				tp_attr(f, i, &a);
+				a.inherit = 0;
+				a.enable_on_exec = 0;
+				a.disabled = 1;
+				err = open_one(f, &a, -1, cpu, -1);
+			}
 		}
 	}
 	if (!err && f->nfds &&
@@ -874,14 +881,28 @@ static void open_cw(struct mt_perf *f)
 /* Turn on open_cw()'s events: at an attach once every thread's groups
  * are on, so that a clone's entry record still says its task has them
  * (on_sample()); at a launch at once (their records of the command
- * count from its exec: on_sample()).  Returns 0 or -errno. */
+ * count from its exec: on_sample()).
+ *
+ * One by one, so in an order: every entry after every event that ends
+ * what it begins.  A call whose entry record is read then has its exit
+ * record, and a clone its task_newtask, which the pending FORK record
+ * waits for (on_fork()).  Turned on the other way (CPU by CPU, each
+ * CPU's in tp_list order), a fork between clone's entry and
+ * task_newtask on its CPU left the child waiting for a record that
+ * never came, its own EXIT record dropped meanwhile (no process yet),
+ * and the child said "gone without an exit record" (perfmode.py 4b,
+ * 1 attach in 100-300 to a forking target; test_perf_cwenable, with a
+ * pause after each, in every run).  Returns 0 or -errno. */
 static int enable_cw(struct mt_perf *f)
 {
 	size_t i;
 
-	for (i = 0; i < f->ncw; i++)
+	for (i = 0; i < f->ncw; i++) {
 		if (ioctl(f->fds[i], PERF_EVENT_IOC_ENABLE, 0) != 0)
 			return -errno;
+		if (f->cw_pause_us)
+			usleep(f->cw_pause_us);
+	}
 	return 0;
 }
 
@@ -971,8 +992,10 @@ bool mt_perf_choose(struct maptap_session *s, bool launch, int *err)
 	if (tracefs) {
 		s->perf = new_perf(tracefs, s->opts.call_stacks, why,
 				   sizeof(why));
-		if (s->perf)
+		if (s->perf) {
 			s->perf->launch = launch;
+			s->perf->cw_pause_us = s->perf_test_cw_pause_us;
+		}
 	}
 	if (s->perf) {
 		snprintf(s->events_why, sizeof(s->events_why),
@@ -3576,6 +3599,11 @@ int mt_perf_test_newtask(struct maptap_session *s)
 	f->nt_flags_size = 8;
 	add_tp(f, f->newtask_id, false);
 	return f->newtask_id;
+}
+
+void mt_perf_test_cw_pause(struct maptap_session *s, unsigned us)
+{
+	s->perf_test_cw_pause_us = us;
 }
 
 int mt_perf_test_tp(const char *call, bool enter)

@@ -296,6 +296,7 @@ struct maptap_session {
 	struct mt_perf *perf;		/* the perf event source in use
 					 * (perf_source.c); NULL: ptrace */
 	bool perf_used;			/* attach or launch chose perf */
+	unsigned perf_test_cw_pause_us;	/* tests: mt_perf_test_cw_pause() */
 	char events_why[256];		/* which source, and why */
 	/* Test-only fault injection (mt_set_fault()); NULL in use. */
 	int (*fault)(void *arg, int site, const struct mt_thread *t);
@@ -645,11 +646,14 @@ void mt_perf_dup_free(struct mt_perf_dup *d);
  * the id its records carry ({ common fields; mm; memcg_id; bool write,
  * success } as the tracefs format says); mt_perf_test_newtask() the
  * same for task_newtask ({ common fields; i32 pid; pad; u64
- * clone_flags }). */
+ * clone_flags }).  mt_perf_test_cw_pause() makes S's next attach or
+ * launch in perf mode pause US microseconds after each per-CPU event
+ * it turns on (enable_cw(); testsuite/unit/test_perf_cwenable.c). */
 int mt_perf_test_new(struct maptap_session *s);
 int mt_perf_test_lock(struct maptap_session *s);
 int mt_perf_test_newtask(struct maptap_session *s);
 int mt_perf_test_tp(const char *call, bool enter);
+void mt_perf_test_cw_pause(struct maptap_session *s, unsigned us);
 void mt_perf_test_record(struct maptap_session *s,
 			 const struct perf_event_header *h);
 void mt_perf_test_round(struct maptap_session *s, uint64_t applied,
