@@ -2037,6 +2037,28 @@ static bool sig_kills(int sig)
 	}
 }
 
+/* Whether a SIGKILL that thread T of P takes is an exec's end of the
+ * other threads: another thread of P is in execve (its entry record),
+ * and de_thread() kills the rest (zap_other_threads(), fs/exec.c)
+ * without a signal of its own.  They end with exit code 0, not by the
+ * signal: do_group_exit() takes 0 while signal->group_exec_task is set
+ * and no group exit is under way (kernel/exit.c), as waitpid shows
+ * ptrace mode.  A SIGKILL sent from outside during the exec kills the
+ * exec'ing thread too, whose own delivery then sets the status. */
+static bool exec_zaps(struct maptap_session *s, const struct mt_proc *p,
+		      const struct mt_thread *t)
+{
+	size_t i;
+
+	for (i = 0; i < s->threads.cap; i++) {
+		const struct mt_thread *o = mt_thread_at(s, i);
+
+		if (o && o != t && o->proc == p && o->perf_exec)
+			return true;
+	}
+	return false;
+}
+
 /* Keep the user registers and stack of the entry sample R (LEN bytes,
  * the header's excluded) of call NR as T's, from byte OFF: after RAW
  * come { u64 abi; u64 regs[weight(REGS_MASK)] } and { u64 size; char
@@ -2188,6 +2210,8 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 			sig = p->perf_sig_sent;
 		else if (sig == p->perf_sig_sent)
 			p->perf_sig_sent = 0;	/* delivered as itself */
+		if (sig == SIGKILL && exec_zaps(s, p, t))
+			return;
 		if (handler == (uint64_t)(uintptr_t)SIG_DFL &&
 		    sig_kills(sig) && p->perf_status < 0)
 			p->perf_status = sig;

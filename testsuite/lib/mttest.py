@@ -229,16 +229,16 @@ def finish(p, full, jsonfile, timeout=120):
     return Run(full, p, out, err, jsonfile)
 
 
-def attach_run(argv, timeout=120):
+def attach_run(argv, timeout=120, extra=()):
     """Start ARGV (a target that prints "ready PID" and then waits for a
-    line on stdin), attach maptap -x --json --verify to it, and once every
-    thread is seized let it go on.  Returns (Run whose stdout is the
-    target's, pid, the target's exit status)."""
+    line on stdin), attach maptap -x --json --verify (and the options
+    EXTRA) to it, and once every thread is seized let it go on.  Returns
+    (Run whose stdout is the target's, pid, the target's exit status)."""
     tp = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                           text=True)
     f = tp.stdout.readline().split()
     pid = int(f[1])
-    full, jsonfile = maptap_argv(["-x", str(pid), "-v"])
+    full, jsonfile = maptap_argv(list(extra) + ["-x", str(pid), "-v"])
     mp = subprocess.Popen(full, stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True)

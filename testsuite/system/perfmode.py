@@ -498,6 +498,22 @@ for what, cmd in (("main returns with a thread waiting",
     t.eq(got["perf"], got["ptrace"], what + ": exit and exec events as in "
          "ptrace mode")
 
+# The same exec beside a third thread, under -x: the exec ends it
+# (de_thread()) with exit code 0, as waitpid says under ptrace; perf mode
+# took the SIGKILL de_thread() has it take for the process's fatal
+# signal and logged it killed by signal 9 (exec_zaps()).
+got = {}
+for ev in ("perf", "ptrace"):
+    r, _, status = t.attach_run([texec, os.path.join(t.tmpdir(), "ti.maps"),
+                                 "wait", "idle"], extra=["--events=" + ev])
+    got[ev] = (exits(r), status)
+t.eq(got["perf"], got["ptrace"], "exec from a non-leader thread beside an "
+     "idle one (-x): exit and exec events as in ptrace mode")
+t.ok([e for e in got["perf"][0] if e[0] == "exit" and e[2] == "thread" and
+      e[3] == 0 and e[4] is None],
+     "exec from a non-leader thread beside an idle one (-x): a thread "
+     "ends with exit code 0 (%s)" % (got["perf"],))
+
 # -- 4. 100 attaches and detaches in a row ----------------------------
 def attach_rounds(pid, n, exact, hold=0, errs=None):
     """N attach/detach rounds on PID (each HOLD seconds long at least):

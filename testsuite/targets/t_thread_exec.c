@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_thread_exec.c -- exec from a thread that is not the leader.
  *
- * Usage: t_thread_exec MAPS_OUT [wait] (the first image)
+ * Usage: t_thread_exec MAPS_OUT [wait] [idle] (the first image)
  *        t_thread_exec MAPS_OUT after  (the image the thread execs)
- * With "wait" it prints "ready PID" and waits for a line on stdin first.
+ * With "wait" it prints "ready PID" and waits for a line on stdin first;
+ * with "idle" a third thread waits in pause() from the start, which the
+ * exec ends (de_thread() kills it: exit code 0).
  * The first image starts a thread that prints "execer TID" and execs this
  * program again while the leader waits in pause(); the new image (which
  * has the leader's pid and tid, execve(2)) maps one area, saves its maps
@@ -17,6 +19,14 @@
 #include "t_common.h"
 
 static char **args;
+
+static void *idler(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
 
 static void *execer(void *arg)
 {
@@ -32,7 +42,8 @@ static void *execer(void *arg)
 
 int main(int argc, char **argv)
 {
-	pthread_t th;
+	pthread_t th, idle;
+	int i;
 
 	if (argc < 2)
 		return 2;
@@ -48,6 +59,10 @@ int main(int argc, char **argv)
 		t_dump_maps(argv[1]);
 		_exit(5);
 	}
+	for (i = 2; i < argc; i++)
+		if (strcmp(argv[i], "idle") == 0 &&
+		    pthread_create(&idle, NULL, idler, NULL))
+			t_die("pthread_create");
 	if (argc > 2 && strcmp(argv[2], "wait") == 0) {
 		char line[16];
 
