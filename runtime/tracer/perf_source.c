@@ -2297,7 +2297,13 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 		return;
 	}
 	if (nr == SYS_execve || nr == SYS_execveat) {
+		int64_t ret = 0;
+
 		exec_snapshot(s, p, time);	/* its image is complete */
+		if (rsize >= 24)
+			memcpy(&ret, raw + 16, 8);
+		if (ret < 0)	/* failed: no exec under way (exec_zaps()) */
+			t->perf_exec = false;
 		return;
 	}
 	if (t->call && t->call->nr == nr && rsize >= 24) {
@@ -2382,7 +2388,6 @@ static void new_process(struct maptap_session *s, uint32_t pid,
 			return;
 		}
 	}
-	p->perf_status = p->perf_leader_status = -1;
 	/* Its image is the parent's at the fork: /proc/PID/exe, read this
 	 * late, may be what it exec'd since, or gone. */
 	free(p->exe);
@@ -3491,7 +3496,6 @@ int mt_perf_attach(struct maptap_session *s, pid_t pid, bool *fallback)
 		mt_mm_put(mm);
 		return mt_error(s, -ENOMEM, "out of memory");
 	}
-	p->perf_status = p->perf_leader_status = -1;
 	err = open_all(s, p);
 	if (err) {
 		forget_proc_threads(s, p, 0);

@@ -158,6 +158,9 @@ struct mt_proc *mt_proc_new(struct maptap_session *s, pid_t pid,
 		return NULL;
 	p->pid = pid;
 	p->mm = mm;
+	/* perf: no status known (a launched command's was taken for exit
+	 * code 0, and a signal that ended its threads was not logged) */
+	p->perf_status = p->perf_leader_status = -1;
 	p->exe = mt_proc_exe(pid);
 	mt_proc_comm(pid, p->comm);
 	p->next = s->procs;

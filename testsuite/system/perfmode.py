@@ -482,6 +482,13 @@ for what, cmd in (("main returns with a thread waiting",
                    "%s thread 5" % texit),
                   ("exec from a non-leader thread",
                    "%s %s" % (texec, os.path.join(t.tmpdir(), "te.maps"))),
+                  # exec_zaps() took the failed execve for one under
+                  # way, and the threads killed by SIGKILL for an exec's;
+                  # and a launched command's status started as "exit
+                  # code 0 known": its threads' signal was never taken
+                  ("a failed exec from a thread, then SIGKILL",
+                   "%s %s fail" % (texec, os.path.join(t.tmpdir(),
+                                                       "tf.maps"))),
                   # no exit_group: the status of exit(2), of a signal
                   ("children that end by exit(2) or a signal",
                    "sh -c '%s sysexit 6; %s segv; sleep 5 & kill -TERM "

@@ -6,6 +6,10 @@
  * With "wait" it prints "ready PID" and waits for a line on stdin first;
  * with "idle" a third thread waits in pause() from the start, which the
  * exec ends (de_thread() kills it: exit code 0).
+ *        t_thread_exec MAPS_OUT fail
+ * The thread's execve fails (ENOENT) and it waits in pause(); then a
+ * third thread kills the process with SIGKILL (taking it at once, most
+ * likely before the others): every thread ends by signal 9.
  * The first image starts a thread that prints "execer TID" and execs this
  * program again while the leader waits in pause(); the new image (which
  * has the leader's pid and tid, execve(2)) maps one area, saves its maps
@@ -13,12 +17,22 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "t_common.h"
 
 static char **args;
+
+static void *killer(void *arg)
+{
+	(void)arg;
+	kill(getpid(), SIGKILL);
+	return NULL;
+}
+static int fail_mode;		/* "fail" */
+static int failed[2];		/* the thread's execve failed */
 
 static void *idler(void *arg)
 {
@@ -35,6 +49,13 @@ static void *execer(void *arg)
 	(void)arg;
 	printf("execer %d\n", (int)gettid());
 	fflush(stdout);
+	if (fail_mode) {
+		execv("/nonexistent/t_thread_exec", argv);
+		if (write(failed[1], "f", 1) != 1)
+			t_die("write");
+		for (;;)
+			pause();
+	}
 	execv("/proc/self/exe", argv);
 	t_die("execv");
 	return NULL;
@@ -71,8 +92,19 @@ int main(int argc, char **argv)
 		if (read(0, line, sizeof(line)) <= 0)
 			return 3;
 	}
+	fail_mode = argc > 2 && strcmp(argv[2], "fail") == 0;
+	if (fail_mode && pipe(failed))
+		t_die("pipe");
 	if (pthread_create(&th, NULL, execer, NULL))
 		t_die("pthread_create");
+	if (fail_mode) {
+		pthread_t k;
+		char c;
+
+		if (read(failed[0], &c, 1) != 1 ||
+		    pthread_create(&k, NULL, killer, NULL))
+			t_die("fail");
+	}
 	for (;;)
 		pause();
 }
