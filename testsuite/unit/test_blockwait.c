@@ -30,6 +30,7 @@
 #include <maptap/maptap.h>
 
 #include "../../runtime/tracer/tracer_priv.h"
+#include "../lib/build_target.h"
 #include "../lib/tap.h"
 
 #include <limits.h>
@@ -88,16 +89,9 @@ static void on_ready(pid_t pid, pid_t tid, enum maptap_ready_why why,
 
 static int build_target(void)
 {
-	const char *cc = getenv("CC"), *src = getenv("top_srcdir");
-	char cmd[4 * PATH_MAX];
-
-	if (!src || !mkdtemp(dir))
-		return -1;
-	snprintf(target, sizeof(target), "%s/t_sleeper", dir);
-	snprintf(cmd, sizeof(cmd),
-		 "%.*s -O2 -nostdlib -static -fno-stack-protector -o '%s' '%.*s/testsuite/targets/t_sleeper.c'",
-		 PATH_MAX, cc && *cc ? cc : "cc", target, PATH_MAX, src);
-	return system(cmd) == 0 ? 0 : -1;
+	return tap_build_target(dir, "t_sleeper.c", "t_sleeper",
+				"-O2 -nostdlib -static -fno-stack-protector",
+				"", target, sizeof(target));
 }
 
 /* Launch t_sleeper (30 s) with block_wait; WINDOW: the request comes at the

@@ -23,6 +23,7 @@
 #include <maptap/maptap.h>
 
 #include "../../runtime/tracer/tracer_priv.h"
+#include "../lib/build_target.h"
 #include "../lib/tap.h"
 
 #include <errno.h>
@@ -151,17 +152,11 @@ static int traced(struct ctx *c)
 
 static int build_target(void)
 {
-	const char *cc = getenv("CC"), *src = getenv("top_srcdir");
-	char cmd[4 * PATH_MAX];
-
-	if (!src || !mkdtemp(dir))
+	if (tap_build_target(dir, "u_calls.c", "u_calls", "-O0 -no-pie",
+			     "-pthread -ldl", target, sizeof(target)))
 		return -1;
-	snprintf(target, sizeof(target), "%s/u_calls", dir);
 	snprintf(out_path, sizeof(out_path), "%s/out", dir);
-	snprintf(cmd, sizeof(cmd),
-		 "%.*s -O0 -no-pie -o '%s' '%.*s/testsuite/targets/u_calls.c' -pthread -ldl",
-		 PATH_MAX, cc && *cc ? cc : "cc", target, PATH_MAX, src);
-	return system(cmd) == 0 ? 0 : -1;
+	return 0;
 }
 
 int main(void)
