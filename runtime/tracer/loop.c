@@ -1029,6 +1029,7 @@ static void on_exit_status(struct maptap_session *s, struct mt_thread *t,
 {
 	struct mt_proc *p = t->proc;
 	struct maptap_event ev;
+	int own = t->exit_stop_status;
 
 	if (t->call && t->call->cls == MAPTAP_SC_MAP && p->ready &&
 	    p->nthreads > 1 && !s->detaching)
@@ -1038,6 +1039,15 @@ static void on_exit_status(struct maptap_session *s, struct mt_thread *t,
 	mt_thread_del(s, t);
 	ev.group_exit = p->nthreads == 0;
 	if (p->nthreads > 0) {
+		/* A thread reaped once its process is exiting as a whole
+		 * reports the group's status (wait_task_zombie(),
+		 * kernel/exit.c): one that had called exit(2) with its own
+		 * code, reaped after the last thread's exit, was logged
+		 * with the last one's.  Its exit stop's message is the code
+		 * do_exit() took (ptrace(2)).  The process's own status is
+		 * waitpid's, as its parent sees it. */
+		if (own >= 0)
+			ev.status = own;
 		mt_emit(s, &ev);	/* one thread of several */
 		return;
 	}
@@ -1149,10 +1159,16 @@ static int handle_status(struct maptap_session *s, pid_t tid, int status)
 		on_new_child(s, t, event);
 		mt_resume(s, t, 0);
 		return 0;
-	case PTRACE_EVENT_EXIT:
+	case PTRACE_EVENT_EXIT: {
+		unsigned long msg;
+
+		/* Its own status (on_exit_status()). */
+		if (event_msg(t->tid, PTRACE_EVENT_EXIT, &msg) == 0)
+			t->exit_stop_status = (int)msg;
 		mt_exit_stop(s, t);
 		mt_resume(s, t, 0);
 		return 0;
+	}
 	case PTRACE_EVENT_EXEC:
 		on_exec(s, t);
 		mt_resume(s, t, 0);

@@ -2037,6 +2037,30 @@ static bool sig_kills(int sig)
 	}
 }
 
+/* A signal_generate record (RAW, RSIZE bytes): some task sent SIG to
+ * thread TO (result 0: it was queued).  A fatal signal reaches every
+ * thread of a process it ends as SIGKILL (complete_signal(),
+ * kernel/signal.c): the signal_deliver records then say SIGKILL, and
+ * this one says which.  Any sender: with the per-CPU events (open_cw())
+ * a shell's kill(1) is seen too; in the groups, only a traced one's. */
+static void sig_sent(struct maptap_session *s, const uint8_t *raw,
+		     uint32_t rsize)
+{
+	struct mt_perf *f = s->perf;
+	int32_t sig, to, result;
+	struct mt_thread *d;
+
+	if (rsize < f->gen_sig_off + 4 || rsize < f->gen_pid_off + 4 ||
+	    rsize < f->gen_result_off + 4)
+		return;
+	memcpy(&sig, raw + f->gen_sig_off, 4);
+	memcpy(&to, raw + f->gen_pid_off, 4);
+	memcpy(&result, raw + f->gen_result_off, 4);
+	d = mt_thread_find(s, (pid_t)to);
+	if (!result && d && d->proc && sig != SIGKILL && sig_kills(sig))
+		d->proc->perf_sig_sent = sig;
+}
+
 /* Whether a SIGKILL that thread T of P takes is an exec's end of the
  * other threads: another thread of P is in execve (its entry record),
  * and de_thread() kills the rest (zap_other_threads(), fs/exec.c)
@@ -2175,8 +2199,14 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 			break;
 		}
 	}
+	if (!known)
+		return;
+	if (type == f->gen_id) {
+		sig_sent(s, raw, rsize);
+		return;
+	}
 	p = mt_proc_find(s, (pid_t)pid);
-	if (!known || !p)
+	if (!p)
 		return;
 	t = thread_of(s, p, (pid_t)tid);
 	if (!t)
@@ -2215,23 +2245,6 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 		if (handler == (uint64_t)(uintptr_t)SIG_DFL &&
 		    sig_kills(sig) && p->perf_status < 0)
 			p->perf_status = sig;
-		return;
-	}
-	if (type == f->gen_id) {
-		/* T sent SIG to thread TO (result 0: delivered). */
-		int32_t sig, to, result;
-		struct mt_thread *d;
-
-		if (rsize < f->gen_sig_off + 4 || rsize < f->gen_pid_off + 4 ||
-		    rsize < f->gen_result_off + 4)
-			return;
-		memcpy(&sig, raw + f->gen_sig_off, 4);
-		memcpy(&to, raw + f->gen_pid_off, 4);
-		memcpy(&result, raw + f->gen_result_off, 4);
-		d = mt_thread_find(s, (pid_t)to);
-		if (!result && d && d->proc &&
-		    sig != SIGKILL && sig_kills(sig))
-			d->proc->perf_sig_sent = sig;
 		return;
 	}
 	if (type == f->newtask_id) {
@@ -2283,6 +2296,9 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 				p->perf_status = (int)((code & 0xff) << 8);
 			else if (t->tid == p->pid)
 				p->perf_leader_status =
+					(int)((code & 0xff) << 8);
+			else	/* its own status (do_exit(), kernel/exit.c) */
+				t->perf_exit_status =
 					(int)((code & 0xff) << 8);
 			return;
 		}
@@ -2782,6 +2798,7 @@ static void on_exit_rec(struct maptap_session *s, const uint8_t *r,
 	struct maptap_event ev;
 	struct mt_proc *p;
 	struct mt_thread *t;
+	int own = -1;
 
 	if (len < 24)
 		return;
@@ -2791,8 +2808,10 @@ static void on_exit_rec(struct maptap_session *s, const uint8_t *r,
 	if (!p)
 		return;
 	t = mt_thread_find(s, (pid_t)tid);
-	if (t && t->proc == p)
+	if (t && t->proc == p) {
+		own = t->perf_exit_status;
 		mt_thread_del(s, t);
+	}
 	/* The leader's exit is the process's, as ptrace reports it (its
 	 * zombie waits for the other threads, exit(3) of
 	 * kernel/exit.c): held until the last thread's.  One that an exec
@@ -2803,9 +2822,11 @@ static void on_exit_rec(struct maptap_session *s, const uint8_t *r,
 		return;
 	}
 	if (p->nthreads > 0 || p->perf_leader_gone) {
-		/* In an exit_group, each thread's status is the group's. */
+		/* In an exit_group, each thread's status is the group's;
+		 * a thread that called exit(2) has its own. */
 		proc_event(&ev, MAPTAP_EV_EXIT, p->pid, (pid_t)tid, time);
-		ev.status = p->perf_status < 0 ? 0 : p->perf_status;
+		ev.status = own >= 0 ? own :
+			    p->perf_status < 0 ? 0 : p->perf_status;
 		mt_emit(s, &ev);
 		if (p->nthreads > 0)
 			return;

@@ -192,6 +192,12 @@ struct mt_thread {
 					 * runs no more user code */
 	struct mt_ustack *ustack;	/* pending returns (uprobe.c); NULL */
 	bool perf_exec;			/* perf: in execve (its entry record) */
+	int perf_exit_status;		/* perf: a thread not the leader that
+					 * entered exit(2): its wait status,
+					 * else -1 */
+	int exit_stop_status;		/* ptrace: its PTRACE_EVENT_EXIT
+					 * stop's message (its wait status),
+					 * else -1 */
 	uint64_t perf_lock_ns;		/* perf: when its pending call took
 					 * the mm's lock for writing; 0 not */
 	uint64_t perf_enter_ns;		/* perf: when its pending call

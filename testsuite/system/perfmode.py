@@ -490,6 +490,11 @@ for what, cmd in (("main returns with a thread waiting",
                    "%s %s fail" % (texec, os.path.join(t.tmpdir(),
                                                        "tf.maps"))),
                   # no exit_group: the status of exit(2), of a signal
+                  # a thread's own exit(2) code was logged as 0 (the
+                  # group's, unknown)
+                  ("a thread ends by exit(2)", "%s threadexit 5" % texit),
+                  ("the leader ends by exit(2), then the last thread",
+                   "%s leaderexit 200" % texit),
                   ("children that end by exit(2) or a signal",
                    "sh -c '%s sysexit 6; %s segv; sleep 5 & kill -TERM "
                    "$!; wait; true'" % (texit, texit)),
@@ -504,6 +509,13 @@ for what, cmd in (("main returns with a thread waiting",
            for ev in ("perf", "ptrace")}
     t.eq(got["perf"], got["ptrace"], what + ": exit and exec events as in "
          "ptrace mode")
+    if "threadexit" in cmd:
+        # ptrace mode too logged 3, the last thread's: it reaped this
+        # thread after the process's end (on_exit_status())
+        for ev in ("perf", "ptrace"):
+            t.eq([e[3] for e in got[ev] if e[0] == "exit"], [5, 3],
+                 "a thread ends by exit(2) (%s): its own code, then the "
+                 "process's" % ev)
 
 # The same exec beside a third thread, under -x: the exec ends it
 # (de_thread()) with exit code 0, as waitpid says under ptrace; perf mode
@@ -520,6 +532,32 @@ t.ok([e for e in got["perf"][0] if e[0] == "exit" and e[2] == "thread" and
       e[3] == 0 and e[4] is None],
      "exec from a non-leader thread beside an idle one (-x): a thread "
      "ends with exit code 0 (%s)" % (got["perf"],))
+
+# A fatal signal from an untraced sender (here, this test) to a process
+# of several threads: the kernel has every thread take SIGKILL
+# (complete_signal()), and only signal_generate names the signal; a
+# sender not traced was not looked at, and the threads were logged
+# killed by signal 9 where ptrace mode says 15 (and the process too,
+# once reaped).  sig_sent() now reads any sender's record.
+def outside_kill(ev):
+    tp = subprocess.Popen([texit, "threads"], stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, text=True)
+    pid = int(tp.stdout.readline().split()[1])
+    full, jsonfile = t.maptap_argv(["--events=" + ev, "-v", "-x", str(pid)])
+    mp = subprocess.Popen(full, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    t.wait_attached(mp)
+    os.kill(pid, signal.SIGTERM)
+    tp.wait(timeout=60)
+    return exits(t.finish(mp, full, jsonfile, timeout=60), ("exit",))
+
+
+got = {ev: outside_kill(ev) for ev in ("perf", "ptrace")}
+t.eq(got["perf"], got["ptrace"], "SIGTERM from outside to 4 threads (-x): "
+     "exit events as in ptrace mode")
+t.eq(sorted(set(e[4] for e in got["perf"])), [signal.SIGTERM],
+     "SIGTERM from outside to 4 threads (-x): each exit says SIGTERM")
 
 # -- 4. 100 attaches and detaches in a row ----------------------------
 def attach_rounds(pid, n, exact, hold=0, errs=None):
