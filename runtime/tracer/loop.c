@@ -1029,7 +1029,7 @@ static void on_exit_status(struct maptap_session *s, struct mt_thread *t,
 {
 	struct mt_proc *p = t->proc;
 	struct maptap_event ev;
-	int own = t->exit_stop_status;
+	int own = t->own_status;
 
 	if (t->call && t->call->cls == MAPTAP_SC_MAP && p->ready &&
 	    p->nthreads > 1 && !s->detaching)
@@ -1164,7 +1164,7 @@ static int handle_status(struct maptap_session *s, pid_t tid, int status)
 
 		/* Its own status (on_exit_status()). */
 		if (event_msg(t->tid, PTRACE_EVENT_EXIT, &msg) == 0)
-			t->exit_stop_status = (int)msg;
+			t->own_status = (int)msg;
 		mt_exit_stop(s, t);
 		mt_resume(s, t, 0);
 		return 0;

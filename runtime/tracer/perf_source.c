@@ -1689,11 +1689,6 @@ static int shift_vma(const struct maptap_vma *v, void *arg)
 	return maptap_vma_buf_push(c->buf, &x) ? -1 : 0;
 }
 
-/* mremap(2) of thread T returned NEW, its arguments in T->args (old
- * address, old size, new size, flags).  Its effect follows from the
- * model: in place, the VMA at the old end grows or the tail goes; moved,
- * the old range's VMAs go to NEW (the old range stays mapped with
- * MREMAP_DONTUNMAP), grown or cut to the new size. */
 /* Mark [LO, HI) of MM as MADV_DONTFORK'd (ON) or not.  A fork child
  * gets every VMA of its parent but those (VM_DONTCOPY: dup_mmap(),
  * kernel/fork.c), and no read tells which they are (/proc/PID/maps
@@ -1845,6 +1840,11 @@ static void apply_advice(struct maptap_session *s, struct mt_proc *p,
 			 mt_emit_cb, s);
 }
 
+/* mremap(2) of thread T returned NEW, its arguments in T->args (old
+ * address, old size, new size, flags).  Its effect follows from the
+ * model: in place, the VMA at the old end grows or the tail goes; moved,
+ * the old range's VMAs go to NEW (the old range stays mapped with
+ * MREMAP_DONTUNMAP), grown or cut to the new size. */
 static void apply_mremap(struct maptap_session *s, struct mt_proc *p,
 			 struct mt_thread *t, const struct maptap_syscall *sc,
 			 uint64_t time, uint64_t new)
@@ -2298,7 +2298,7 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 				p->perf_leader_status =
 					(int)((code & 0xff) << 8);
 			else	/* its own status (do_exit(), kernel/exit.c) */
-				t->perf_exit_status =
+				t->own_status =
 					(int)((code & 0xff) << 8);
 			return;
 		}
@@ -2343,12 +2343,6 @@ static int copy_vma(const struct maptap_vma *v, void *arg)
 	return maptap_vma_buf_push(arg, v) ? -1 : 0;
 }
 
-/* Process PID (first thread TID) made by thread PTID of process PPID at
- * TIME: SHARED 1 when it shares its creator's mm (task_newtask said so),
- * 0 when not, -1 when that is to be guessed: the creator's vfork or
- * clone(CLONE_VM) entry, and for clone3 (its flags are in memory) the
- * kernel, while both still run (docs/tracer.md, "Limits of perf
- * mode"). */
 static int dc_cut(const struct maptap_vma *v, void *arg)
 {
 	return maptap_mm_update(arg, v->start, v->end, NULL, 0, NULL, NULL,
@@ -2373,6 +2367,12 @@ static void drop_dontcopy(struct maptap_session *s, struct mt_mm *mm)
 	maptap_mm_free(m);
 }
 
+/* Process PID (first thread TID) made by thread PTID of process PPID at
+ * TIME: SHARED 1 when it shares its creator's mm (task_newtask said so),
+ * 0 when not, -1 when that is to be guessed: the creator's vfork or
+ * clone(CLONE_VM) entry, and for clone3 (its flags are in memory) the
+ * kernel, while both still run (docs/tracer.md, "Limits of perf
+ * mode"). */
 static void new_process(struct maptap_session *s, uint32_t pid,
 			uint32_t ppid, uint32_t tid, uint32_t ptid,
 			uint64_t time, int shared)
@@ -2809,7 +2809,7 @@ static void on_exit_rec(struct maptap_session *s, const uint8_t *r,
 		return;
 	t = mt_thread_find(s, (pid_t)tid);
 	if (t && t->proc == p) {
-		own = t->perf_exit_status;
+		own = t->own_status;
 		mt_thread_del(s, t);
 	}
 	/* The leader's exit is the process's, as ptrace reports it (its

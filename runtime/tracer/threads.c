@@ -74,7 +74,7 @@ struct mt_thread *mt_thread_add(struct maptap_session *s, pid_t tid,
 		return NULL;
 	t->tid = tid;
 	t->proc = proc;
-	t->perf_exit_status = t->exit_stop_status = -1;
+	t->own_status = -1;
 	proc->nthreads++;
 	for (i = hash_tid(tid, tt->cap); tt->slot[i] && tt->slot[i] != TOMB;
 	     i = (i + 1) & (tt->cap - 1))

@@ -192,12 +192,11 @@ struct mt_thread {
 					 * runs no more user code */
 	struct mt_ustack *ustack;	/* pending returns (uprobe.c); NULL */
 	bool perf_exec;			/* perf: in execve (its entry record) */
-	int perf_exit_status;		/* perf: a thread not the leader that
-					 * entered exit(2): its wait status,
-					 * else -1 */
-	int exit_stop_status;		/* ptrace: its PTRACE_EVENT_EXIT
-					 * stop's message (its wait status),
-					 * else -1 */
+	int own_status;			/* its own wait status for its exit
+					 * event when not the process's, -1
+					 * unknown: ptrace, its PTRACE_EVENT_
+					 * EXIT stop's message; perf, its
+					 * exit(2) entry (not the leader) */
 	uint64_t perf_lock_ns;		/* perf: when its pending call took
 					 * the mm's lock for writing; 0 not */
 	uint64_t perf_enter_ns;		/* perf: when its pending call
