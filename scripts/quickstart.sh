@@ -23,10 +23,11 @@ builddir=${BUILDDIR:-$top/build}
 # targets that trace, under maptap; systemtap-doc: SystemTap's own example
 # scripts, which targetvars.py runs unchanged; libc6-dbg: glibc's DWARF,
 # for target variables in libc; linux-perf: the anchor of
-# bench/tracer/perfmode.sh).
+# bench/tracer/perfmode.sh; clang and libbpf-dev: perf mode's BPF
+# filter, runtime/tracer/perf_bpf.bpf.c).
 pkgs="build-essential autoconf automake libtool pkg-config libelf-dev
-libdw-dev libunwind-dev libcapstone-dev systemtap-sdt-dev linux-libc-dev
-elfutils binutils
+libdw-dev libunwind-dev libcapstone-dev libbpf-dev systemtap-sdt-dev
+linux-libc-dev elfutils binutils
 clang libclang-rt-14-dev python3 strace gdb time systemtap-common chromium
 systemtap-doc libc6-dbg linux-perf"
 

@@ -189,6 +189,18 @@ struct mt_perf {
 	bool tp_stack_only[TP_MAX];	/* opened for the stack only */
 	bool tp_cw[TP_MAX];	/* opened per CPU for every task, with
 				 * f->cw (open_cw()) */
+	bool tp_bpf[TP_MAX];	/* written by f->bpf's programs: no event
+				 * of its own (perf_bpf.c) */
+	int tp_nr[TP_MAX];	/* a system call's tracepoint: its number */
+	unsigned tp_nargs[TP_MAX];	/* an entry's: its arguments */
+	struct mt_perf_bpf *bpf;	/* the system calls' programs, or
+					 * NULL (tracepoint events) */
+	char bpf_why[160];	/* why not, for -v */
+	char events_base[200];	/* -v's line but the calls' (events_note()) */
+	size_t ncw_ends;	/* open_cw(): f->fds[0, ncw_ends) are the
+				 * bpf-output events and the tracepoints
+				 * that end something; the entries after */
+	uint64_t bpf_failed;	/* mt_perf_bpf_failed() counted so far */
 	bool cw;		/* the tp_cw events are open per CPU: the
 				 * first f->ncw of f->fds */
 	size_t ncw;
@@ -326,6 +338,8 @@ static void free_perf(struct mt_perf *f)
 		return;
 	for (i = 0; i < (size_t)f->ncpu * MT_PERF_SHARDS; i++)
 		mt_perf_ring_unmap(&f->ring[i]);
+	/* the programs first: they write into the rings' events */
+	mt_perf_bpf_free(f->bpf);
 	mt_perf_close_all(f->fds, f->nfds);
 	free(f->fds);
 	free(f->ring);
@@ -346,13 +360,110 @@ static void add_tp(struct mt_perf *f, int id, bool cw)
 	f->tp_id[f->ntp] = id;
 	f->tp_enter[f->ntp] = false;
 	f->tp_cw[f->ntp] = cw;
+	f->tp_nr[f->ntp] = -1;
 	f->ntp++;
 }
 
 /* Whether tracepoint I is one of every thread's groups. */
 static bool in_group(const struct mt_perf *f, size_t i)
 {
-	return !(f->cw && f->tp_cw[i]);
+	return !(f->cw && f->tp_cw[i]) && !f->tp_bpf[i];
+}
+
+/* The arguments of system-call tracepoint NAME's record: its fields
+ * after __syscall_nr, 8 bytes each from offset 16 (tracefs's
+ * events/syscalls/NAME/format); -ENOENT without one. */
+static int tp_nargs(const char *root, const char *name)
+{
+	char path[256], line[256];
+	unsigned end = 16;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/events/syscalls/%s/format", root,
+		 name);
+	f = fopen(path, "re");
+	if (!f)
+		return -ENOENT;
+	while (fgets(line, sizeof(line), f)) {
+		const char *o = strstr(line, "offset:");
+		const char *z = strstr(line, "size:");
+		unsigned e;
+
+		if (!strstr(line, "field:") || !o || !z)
+			continue;
+		e = (unsigned)atoi(o + 7) + (unsigned)atoi(z + 5);
+		if (e > end)
+			end = e;
+	}
+	fclose(f);
+	return (int)((end - 16 + 7) / 8);
+}
+
+/* The system calls' records through BPF programs (perf_bpf.c) where the
+ * kernel and the privileges allow them, unless the environment's
+ * MAPTAP_PERF_BPF=0 asks for tracepoint events (tests, A/B runs;
+ * docs/tracer.md).  Only with the events per CPU (f->cw): the programs'
+ * records come through bpf-output events per CPU, opened with them. */
+static void try_bpf(struct mt_perf *f, const char *tracefs)
+{
+	const char *env = getenv("MAPTAP_PERF_BPF");
+	unsigned off = 0, size = 0, off2 = 0, size2 = 0;
+	size_t i;
+	int err = 0;
+
+	if (!f->cw) {
+		snprintf(f->bpf_why, sizeof(f->bpf_why),
+			 "every event in the threads' groups");
+		return;
+	}
+	if (env && !strcmp(env, "0")) {
+		snprintf(f->bpf_why, sizeof(f->bpf_why),
+			 "MAPTAP_PERF_BPF=0");
+		return;
+	}
+	/* the layout mt_newtask() reads (perf_bpf.bpf.c) */
+	if (f->newtask_id <= 0 ||
+	    tp_field_of(tracefs, "task/task_newtask", "pid", &off,
+			&size) != 0 || off != 8 || size != 4 ||
+	    tp_field_of(tracefs, "task/task_newtask", "clone_flags", &off2,
+			&size2) != 0 || off2 != 32 || size2 != 8) {
+		snprintf(f->bpf_why, sizeof(f->bpf_why),
+			 "task_newtask's record is not as its program reads it");
+		return;
+	}
+	f->bpf = mt_perf_bpf_new(f->bpf_why, sizeof(f->bpf_why));
+	if (!f->bpf)
+		return;
+	for (i = 0; i < f->ntp && !err; i++) {
+		if (f->tp_nr[i] < 0)
+			continue;
+		err = mt_perf_bpf_route(f->bpf, f->tp_nr[i], f->tp_id[i],
+					f->tp_enter[i], f->tp_stack[i]);
+	}
+	if (err) {
+		snprintf(f->bpf_why, sizeof(f->bpf_why),
+			 "cannot route the calls to its programs: %s",
+			 strerror(-err));
+		mt_perf_bpf_free(f->bpf);
+		f->bpf = NULL;
+		return;
+	}
+	for (i = 0; i < f->ntp; i++)
+		f->tp_bpf[i] = f->tp_nr[i] >= 0;
+}
+
+/* Give the system calls back to tracepoint events (open_cw() failed). */
+static void drop_bpf(struct mt_perf *f, const char *why)
+{
+	size_t i;
+
+	if (!f->bpf)
+		return;
+	mt_perf_bpf_free(f->bpf);
+	f->bpf = NULL;
+	snprintf(f->bpf_why, sizeof(f->bpf_why), "%s", why);
+	for (i = 0; i < f->ntp; i++)
+		f->tp_bpf[i] = false;
 }
 
 static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
@@ -389,8 +500,9 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 		if (tp_list[i].stack == TP_STACK_ONLY && !stacks)
 			continue;
 		for (k = 0; k < 2; k++) {
+			const struct maptap_syscall *sc;
 			char name[64];
-			int id;
+			int id, nargs;
 
 			if (!(k ? tp_list[i].exit : tp_list[i].enter))
 				continue;
@@ -399,6 +511,13 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 			id = tp_id_of(tracefs, name);
 			if (id <= 0)
 				continue;	/* a call this kernel lacks */
+			sc = maptap_syscall_by_name(
+				maptap_syscall_native_arch(), tp_list[i].call);
+			nargs = k ? 0 : tp_nargs(tracefs, name);
+			f->tp_nr[f->ntp] = sc && nargs >= 0 && nargs <= 6 &&
+					   sc->nr < MT_PERF_BPF_MAX_NR ?
+					   sc->nr : -1;
+			f->tp_nargs[f->ntp] = nargs > 0 ? (unsigned)nargs : 0;
 			f->tp_id[f->ntp] = id;
 			f->tp_enter[f->ntp] = !k;
 			f->tp_stack[f->ntp] = stacks && !k &&
@@ -451,6 +570,7 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 		add_tp(f, f->gen_id, true);
 	else
 		f->gen_id = -1;
+	try_bpf(f, tracefs);
 	return f;
 nomem:
 	snprintf(why, wsize, "out of memory");
@@ -839,17 +959,44 @@ static void open_cw(struct mt_perf *f)
 {
 	struct perf_event_attr a;
 	uint64_t id = 0;
-	int cpu, err = 0, entries;
+	int cpu, err = 0, entries, k;
 	size_t i;
 
 	if (!f->cw || f->nfds)
 		return;
+	/* With f->bpf: per CPU the bpf-output events its programs write
+	 * into (with the user stack and without), in that CPU's ring, and
+	 * one event per call carrying a program (perf_bpf.c). */
+	for (cpu = 0; f->bpf && cpu < f->ncpu && !err; cpu++) {
+		if (!f->cpu_ok[cpu])
+			continue;
+		for (k = 0; k < 1 + f->stacks && !err; k++) {
+			attr_base(f, &a);
+			a.type = PERF_TYPE_SOFTWARE;
+			a.config = PERF_COUNT_SW_BPF_OUTPUT;
+			a.sample_period = 1;
+			a.sample_type |= PERF_SAMPLE_RAW;
+			if (k)
+				a.sample_type |= PERF_SAMPLE_REGS_USER |
+						 PERF_SAMPLE_STACK_USER;
+			a.sample_regs_user = k ? REGS_MASK : 0;
+			a.sample_stack_user = k ? MAPTAP_CALL_STACK_BYTES : 0;
+			a.inherit = 0;
+			a.enable_on_exec = 0;
+			a.disabled = 1;
+			err = open_one(f, &a, -1, cpu, -1);
+			if (!err)
+				err = mt_perf_bpf_output(f->bpf, cpu,
+							 f->fds[f->nfds - 1],
+							 k);
+		}
+	}
 	for (entries = 0; entries < 2 && !err; entries++) {
 		for (cpu = 0; cpu < f->ncpu && !err; cpu++) {
 			if (!f->cpu_ok[cpu])
 				continue;
 			for (i = 0; i < f->ntp && !err; i++) {
-				if (!f->tp_cw[i] ||
+				if (!f->tp_cw[i] || f->tp_bpf[i] ||
 				    (int)f->tp_enter[i] != entries)
 					continue;
 				tp_attr(f, i, &a);
@@ -859,7 +1006,23 @@ static void open_cw(struct mt_perf *f)
 				err = open_one(f, &a, -1, cpu, -1);
 			}
 		}
+		if (!entries)
+			f->ncw_ends = f->nfds;
 	}
+	/* the programs, off until enable_cw() (mt_perf_bpf_phase()) */
+	for (cpu = 0; f->bpf && cpu < f->ncpu && !f->cpu_ok[cpu]; cpu++)
+		;
+	for (i = 0; f->bpf && i < f->ntp && !err; i++) {
+		if (f->tp_bpf[i])
+			err = mt_perf_bpf_attach(f->bpf, f->tp_id[i],
+						 f->tp_enter[i] ?
+						 MT_PERF_BPF_ENTER :
+						 MT_PERF_BPF_EXIT,
+						 f->tp_nargs[i], cpu);
+	}
+	if (!err && f->bpf)
+		err = mt_perf_bpf_attach(f->bpf, f->newtask_id,
+					 MT_PERF_BPF_NEWTASK, 0, cpu);
 	if (!err && f->nfds &&
 	    ioctl(f->fds[f->nfds - 1], PERF_EVENT_IOC_ID, &id) != 0)
 		err = -errno;
@@ -868,8 +1031,10 @@ static void open_cw(struct mt_perf *f)
 			mt_perf_ring_unmap(&f->ring[i]);
 			f->ring_fd[i] = -1;
 		}
+		drop_bpf(f, "the events per CPU were refused");
 		mt_perf_close_all(f->fds, f->nfds);
 		f->nfds = 0;
+		f->ncw_ends = 0;
 		f->cw = false;
 		return;
 	}
@@ -898,10 +1063,20 @@ static int enable_cw(struct mt_perf *f)
 	size_t i;
 
 	for (i = 0; i < f->ncw; i++) {
+		if (i == f->ncw_ends && f->bpf) {
+			mt_perf_bpf_phase(f->bpf, MT_PERF_BPF_EXITS);
+			if (f->cw_pause_us)
+				usleep(f->cw_pause_us);
+		}
 		if (ioctl(f->fds[i], PERF_EVENT_IOC_ENABLE, 0) != 0)
 			return -errno;
 		if (f->cw_pause_us)
 			usleep(f->cw_pause_us);
+	}
+	if (f->bpf) {
+		if (f->ncw_ends >= f->ncw)
+			mt_perf_bpf_phase(f->bpf, MT_PERF_BPF_EXITS);
+		mt_perf_bpf_phase(f->bpf, MT_PERF_BPF_ALL);
 	}
 	return 0;
 }
@@ -977,6 +1152,23 @@ static void raise_nofile(void)
 
 /* ---- choosing the source ---- */
 
+/* -v's line (maptap_session_events()): perf mode, why, and how the
+ * system calls are read; again once open_cw() has run (it may give the
+ * calls back to tracepoint events). */
+static void events_note(struct maptap_session *s)
+{
+	struct mt_perf *f = s->perf;
+
+	if (f->bpf)
+		snprintf(s->events_why, sizeof(s->events_why),
+			 "%s; system calls through BPF programs",
+			 f->events_base);
+	else
+		snprintf(s->events_why, sizeof(s->events_why),
+			 "%s; system calls by tracepoint events (no BPF: %s)",
+			 f->events_base, f->bpf_why);
+}
+
 bool mt_perf_choose(struct maptap_session *s, bool launch, int *err)
 {
 	char why[200] = "", note[80] = "";
@@ -998,10 +1190,11 @@ bool mt_perf_choose(struct maptap_session *s, bool launch, int *err)
 		}
 	}
 	if (s->perf) {
-		snprintf(s->events_why, sizeof(s->events_why),
+		snprintf(s->perf->events_base, sizeof(s->perf->events_base),
 			 "%sperf events (%s)", note,
 			 s->opts.events == MAPTAP_EVENTS_PERF ? "asked for" :
 			 "the kernel and privileges allow them");
+		events_note(s);
 		return true;
 	}
 	if (s->opts.events == MAPTAP_EVENTS_PERF) {
@@ -2404,6 +2597,10 @@ static void new_process(struct maptap_session *s, uint32_t pid,
 			return;
 		}
 	}
+	/* The kernel followed it from its start (mt_newtask()): again
+	 * here, in case (a full table is counted as lost). */
+	if (s->perf->bpf)
+		mt_perf_bpf_follow(s->perf->bpf, (pid_t)pid);
 	/* Its image is the parent's at the fork: /proc/PID/exe, read this
 	 * late, may be what it exec'd since, or gone. */
 	free(p->exe);
@@ -2788,6 +2985,8 @@ static void proc_gone(struct maptap_session *s, struct mt_proc *p,
 	ev.status = status < 0 ? 0 : status;
 	ev.group_exit = true;
 	mt_emit(s, &ev);
+	if (s->perf->bpf)
+		mt_perf_bpf_forget(s->perf->bpf, p->pid);
 	mt_proc_del(s, p);
 }
 
@@ -3236,6 +3435,16 @@ static void after_batch(struct maptap_session *s, uint64_t now)
 	struct mt_proc *p;
 	size_t i;
 
+	if (f->bpf && mt_perf_bpf_failed(f->bpf) != f->bpf_failed) {
+		/* records its programs could not write (no PERF_RECORD_LOST
+		 * says them) or a process they could not follow: as lost */
+		uint64_t n = mt_perf_bpf_failed(f->bpf);
+
+		s->stats.lost_records += n - f->bpf_failed;
+		f->bpf_failed = n;
+		f->lost = true;
+		f->stack_gen++;
+	}
 	if (f->lost) {
 		/* As at an attach: the records older than the read that are
 		 * still to come are in it (their changes read, not applied
@@ -3481,7 +3690,6 @@ static int open_all(struct maptap_session *s, struct mt_proc *p)
 {
 	pid_t *tids;
 	size_t n;
-
 	int err;
 
 	/* Its rings, by the threads it has now (nshard_for()): set once,
@@ -3492,6 +3700,14 @@ static int open_all(struct maptap_session *s, struct mt_proc *p)
 			free(tids);
 		}
 		open_cw(s->perf);
+		events_note(s);
+	}
+	/* Its calls' records, before its groups: a process it makes from
+	 * then on is followed by the kernel (mt_newtask()). */
+	if (s->perf->bpf) {
+		err = mt_perf_bpf_follow(s->perf->bpf, p->pid);
+		if (err)
+			return err;
 	}
 	err = mt_proc_each_new_tid(s, p, take_thread);
 	if (err)
@@ -3569,7 +3785,10 @@ int mt_perf_launch(struct maptap_session *s, pid_t pid)
 	if (s->perf->lock_id > 0)
 		s->perf->lock_from = 1;
 	open_cw(s->perf);
-	err = open_thread(s->perf, pid, &s->stats.group_retries);
+	events_note(s);
+	err = s->perf->bpf ? mt_perf_bpf_follow(s->perf->bpf, pid) : 0;
+	if (!err)
+		err = open_thread(s->perf, pid, &s->stats.group_retries);
 	if (!err)
 		err = enable_cw(s->perf);
 	if (err)

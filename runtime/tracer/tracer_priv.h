@@ -302,7 +302,7 @@ struct maptap_session {
 					 * (perf_source.c); NULL: ptrace */
 	bool perf_used;			/* attach or launch chose perf */
 	unsigned perf_test_cw_pause_us;	/* tests: mt_perf_test_cw_pause() */
-	char events_why[256];		/* which source, and why */
+	char events_why[512];		/* which source, and why */
 	/* Test-only fault injection (mt_set_fault()); NULL in use. */
 	int (*fault)(void *arg, int site, const struct mt_thread *t);
 	void *fault_arg;
@@ -639,6 +639,49 @@ bool mt_perf_exit_again(struct mt_perf_srcs *ss, pid_t tid, int cpu,
 void mt_perf_srcs_free(struct mt_perf_srcs *ss);
 bool mt_perf_dup_keep(struct mt_perf_dup *d, int ncpu, int cpu, int src);
 void mt_perf_dup_free(struct mt_perf_dup *d);
+/* perf_bpf.c: the system calls' records through BPF programs on their
+ * tracepoints (docs/tracer.md, "The system calls through a BPF filter").
+ * mt_perf_bpf_new() loads the programs: NULL, with WHY said, where the
+ * kernel, the privileges (CAP_BPF and CAP_PERFMON) or the build
+ * (--disable-bpf) do not allow them.  mt_perf_bpf_route() routes call NR
+ * (below MT_PERF_BPF_MAX_NR): its entry (ENTER, with the user registers
+ * and stack with STACK) or its exit is written as a record of
+ * tracepoint ID.  mt_perf_bpf_output() sets the
+ * bpf-output event FD (its ring) of CPU for records without or with
+ * (STACK) the user stack.  mt_perf_bpf_attach() opens one disabled event
+ * on tracepoint TP_ID on CPU and attaches PROG to it (for an entry, the
+ * one for its NARGS arguments, at most 6): from then on every hit on any
+ * CPU runs it.  mt_perf_bpf_follow() and _forget() add and
+ * remove a process (by tgid) whose calls are written; a process a
+ * followed one makes is added by the kernel.  mt_perf_bpf_phase(): which
+ * records the programs write, from none (as loaded) to the exits' and
+ * then all: an entry written has its exit to come.  mt_perf_bpf_failed():
+ * records the kernel refused plus processes not added (a full table),
+ * a count that only grows.  Errors are -errno (-ENOSYS built without
+ * BPF).  Not thread-safe (the session's thread). */
+#define MT_PERF_BPF_MAX_NR 512
+enum mt_perf_bpf_prog {
+	MT_PERF_BPF_ENTER,	/* a system call's entry tracepoint */
+	MT_PERF_BPF_EXIT,	/* its exit's */
+	MT_PERF_BPF_NEWTASK,	/* task/task_newtask: follows children */
+};
+enum mt_perf_bpf_phase {
+	MT_PERF_BPF_OFF,
+	MT_PERF_BPF_EXITS,
+	MT_PERF_BPF_ALL,
+};
+struct mt_perf_bpf;
+struct mt_perf_bpf *mt_perf_bpf_new(char *why, size_t wsize);
+int mt_perf_bpf_route(struct mt_perf_bpf *b, int nr, int id, bool enter,
+		      bool stack);
+int mt_perf_bpf_output(struct mt_perf_bpf *b, int cpu, int fd, bool stack);
+int mt_perf_bpf_attach(struct mt_perf_bpf *b, int tp_id,
+		       enum mt_perf_bpf_prog prog, unsigned nargs, int cpu);
+int mt_perf_bpf_follow(struct mt_perf_bpf *b, pid_t tgid);
+void mt_perf_bpf_forget(struct mt_perf_bpf *b, pid_t tgid);
+void mt_perf_bpf_phase(struct mt_perf_bpf *b, enum mt_perf_bpf_phase ph);
+uint64_t mt_perf_bpf_failed(const struct mt_perf_bpf *b);
+void mt_perf_bpf_free(struct mt_perf_bpf *b);
 /* perf_source.c, for tests only (testsuite/unit/test_perf_settle.c):
  * mt_perf_test_new() gives S a perf source without events or rings
  * (-ENOMEM); mt_perf_test_tp() is the id its records of tracepoint

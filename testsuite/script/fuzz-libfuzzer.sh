@@ -34,7 +34,16 @@ done
 # The runtime too (target.c drives a session), built by clang like the
 # rest: a sanitizer build's libmaptap has gcc's ASan runtime, which
 # cannot be mixed with clang's.
-files="$files $(ls "$src"/runtime/*/*.c)"
+# (Not perf mode's BPF programs, *.bpf.c, built for the BPF target;
+# with them the bytes they compile to, generated in the build tree.)
+for f in "$src"/runtime/*/*.c; do
+	case $f in *.bpf.c|*/perf_bpf_obj.c) ;; *) files="$files $f" ;; esac
+done
+libbpf=
+if grep -q '^#define HAVE_BPF 1' "$top_builddir/config.h"; then
+	files="$files $top_builddir/runtime/tracer/perf_bpf_obj.c"
+	libbpf=-lbpf
+fi
 # The target reads no tapsets (fuzz_parse.c), but the translator names
 # the installed directory, which the Makefile defines.
 # shellcheck disable=SC2086
@@ -44,7 +53,7 @@ if "$clang" -g -O1 -fsanitize=fuzzer,address,undefined \
 	-I"$src/translator/front" -I"$src/translator/interp" \
 	$files "$src/testsuite/script/fuzz_parse.c" -lm \
 	-ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind -lcapstone \
-	-o "$tmp/fuzz" 2>"$tmp/build.log"; then
+	$libbpf -o "$tmp/fuzz" 2>"$tmp/build.log"; then
 	ok "libFuzzer target builds"
 else
 	sed 's/^/# /' "$tmp/build.log" | head -20

@@ -52,13 +52,18 @@ if why:
 # The seldom calls' tracepoints are opened per CPU for every task; where
 # the kernel refuses that they are in every thread's groups, as
 # MAPTAP_PERF_TASK_EVENTS=1 asks: the tests of exec, clone and exit run
-# that way too ("perf/task").
+# that way too ("perf/task").  The system calls' records come through
+# BPF programs where the kernel loads them; where it does not, from
+# tracepoint events, as MAPTAP_PERF_BPF=0 asks ("perf/tp").
 here = os.path.dirname(os.path.abspath(__file__))
 for name in ("ranges.py", "threads.py", "clonevm.py", "mapstorm.py",
-             "modules.py", "threads.py/task", "clonevm.py/task"):
+             "modules.py", "threads.py/task", "clonevm.py/task",
+             "threads.py/tp", "mapstorm.py/tp"):
     env = dict(os.environ, MT_TEST_EVENTS="perf")
     if name.endswith("/task"):
         env["MAPTAP_PERF_TASK_EVENTS"] = "1"
+    if name.endswith("/tp"):
+        env["MAPTAP_PERF_BPF"] = "0"
     p = subprocess.run([sys.executable,
                         os.path.join(here, name.split("/")[0])], env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -260,9 +265,17 @@ mp = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
 line = t.wait_attached(mp)
 mp.send_signal(signal.SIGINT)
 r = t.finish(mp, full, None, timeout=60)
-t.eq((line, r.status), ("maptap: events: perf events (the kernel and "
+base, _, calls = line.partition("; ")
+t.eq((base, r.status), ("maptap: events: perf events (the kernel and "
                         "privileges allow them)", 0),
      "-x without --events: auto, which takes perf events here")
+# The system calls through BPF programs where the kernel loads them
+# (runtime/tracer/perf_bpf.c); -v says why not otherwise.
+if "(no BPF: " in calls:
+    t.skip("-x: system calls through BPF programs: " + calls)
+else:
+    t.eq(calls, "system calls through BPF programs",
+         "-x: system calls through BPF programs")
 tp.communicate("go\n", timeout=60)
 p = subprocess.run([t.MAPTAP, "-v", "-o", os.devnull, "-c", "true"],
                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
