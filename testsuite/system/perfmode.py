@@ -34,6 +34,7 @@ import os
 import platform
 import re
 import signal
+import shutil
 import subprocess
 import sys
 import time
@@ -256,6 +257,45 @@ t.no_verify_diffs(r, "other processes' calls")
 out, _ = tp.communicate("go\n", timeout=60)
 t.eq((out, tp.returncode), REF, "other processes' calls: the target ends "
      "as untraced")
+
+# -- 3a2. other tools on the same tracepoints ------------------------
+# maptap's BPF programs run at every munmap of every process: they
+# return 1, so another tool's events on that tracepoint keep their
+# samples of the processes maptap does not follow (a program's 0 drops
+# them for every event of the tracepoint, trace_call_bpf()).
+perf_bin = shutil.which("perf")
+N_UNMAP = 3000
+if not perf_bin:
+    t.skip("other tools on the same tracepoints: no perf(1) here")
+else:
+    tp, pid = start_busy()
+    full, jsonfile = t.maptap_argv(["--events=perf", "-v", "-x", str(pid)])
+    mp = subprocess.Popen(full, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    line = t.wait_attached(mp)
+    data = os.path.join(t.tmpdir(), "munmaps.perf")
+    pr = subprocess.run([perf_bin, "record", "-q", "-e",
+                         "syscalls:sys_enter_munmap", "-o", data, "--",
+                         t.build("t_munmaps"), str(N_UNMAP)],
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                        text=True, timeout=120)
+    ps = subprocess.run([perf_bin, "script", "-i", data],
+                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                        text=True, timeout=120)
+    mp.send_signal(signal.SIGINT)
+    r = t.finish(mp, full, jsonfile, timeout=60)
+    tp.communicate("go\n", timeout=60)
+    n = sum(1 for l in ps.stdout.splitlines() if "sys_enter_munmap" in l)
+    if "through BPF programs" not in line:
+        t.skip("other tools on the same tracepoints: no BPF here (%s)"
+               % line)
+    elif not t.ok(pr.returncode == 0 and n >= N_UNMAP,
+                  "other tools on the same tracepoints: perf record keeps "
+                  "its %d munmap samples of a process maptap does not "
+                  "follow (%d)" % (N_UNMAP, n)):
+        t.diag(pr.stdout)
+    t.eq(r.status, 0, "other tools on the same tracepoints: maptap exits 0")
 
 # -- 3b. the default: auto for -x (perf here), ptrace for -c ---------
 tp, pid = start_busy()
