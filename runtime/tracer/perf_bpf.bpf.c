@@ -107,13 +107,13 @@ struct mt_bpf_state {
 	__u64 out_failed;
 	__u64 follow_failed;
 	__u32 phase;
-	__u32 pad;
+	__u32 lock_type;	/* mmap_lock_acquire_returned's id */
 } state;
 
 #define MT_ENOSPC 28
 
-static __always_inline int emit(void *ctx, const struct mt_rec *r,
-				__u32 size, int stack)
+static __always_inline int emit(void *ctx, const void *r, __u32 size,
+				int stack)
 {
 	long err;
 
@@ -187,6 +187,51 @@ int mt_sys_exit(struct mt_sys_ctx *c)
 	r.nr = c->nr;
 	r.v[0] = c->v[0];
 	return emit(c, &r, 24, 0);
+}
+
+/* mmap_lock_acquire_returned's record (include/trace/events/mmap_lock.h),
+ * at the offsets of its tracefs format, which perf_bpf.c checks. */
+struct mt_lock_ctx {
+	__u64 regs;
+	__u64 mm;
+	__u64 memcg_id;
+	__u8 write;
+	__u8 success;
+};
+
+struct mt_lock_rec {
+	__u16 type;
+	__u8 flags, preempt;
+	__s32 pid;
+	__u64 mm;
+	__u64 memcg_id;
+	__u8 write;
+	__u8 success;
+};
+
+/* A write lock of a followed process's mm taken: its record, as the
+ * tracepoint's, once the records are all on (PHASE 2: before, the
+ * bpf-output events may still be off, and a record written then is
+ * refused).  Attached only once some followed mm has two threads
+ * (lock_on(), perf_source.c): until then the tracepoint has no probe,
+ * and taking a lock costs nobody anything. */
+SEC("tracepoint")
+int mt_lock(struct mt_lock_ctx *c)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	__u32 tgid = pt >> 32;
+	struct mt_lock_rec r = {};
+
+	if (*(volatile __u32 *)&state.phase < 2 || !c->write ||
+	    !c->success || !bpf_map_lookup_elem(&tgids, &tgid))
+		return 1;
+	r.type = (__u16)*(volatile __u32 *)&state.lock_type;
+	r.pid = (__s32)pt;
+	r.mm = c->mm;
+	r.memcg_id = c->memcg_id;
+	r.write = 1;
+	r.success = 1;
+	return emit(c, &r, 26, 0);
 }
 
 /* A process made by a followed one is followed from its first

@@ -47,13 +47,13 @@ struct mt_route {
 /* As struct mt_bpf_state of perf_bpf.bpf.c: its .bss. */
 struct mt_bpf_state {
 	uint64_t out_failed, follow_failed;
-	uint32_t phase, pad;
+	uint32_t phase, lock_type;
 };
 
 struct mt_perf_bpf {
 	struct bpf_object *obj;
 	int prog_enter[7];	/* fds: by the entry's count of arguments */
-	int prog_exit, prog_newtask;
+	int prog_exit, prog_newtask, prog_lock;
 	int map_out, map_out_stack, map_tgids, map_route;
 	volatile struct mt_bpf_state *bss;	/* mapped: shared */
 	int *carriers;			/* fds: one event per tracepoint */
@@ -121,6 +121,7 @@ struct mt_perf_bpf *mt_perf_bpf_new(char *why, size_t wsize)
 	}
 	b->prog_exit = prog_fd(b->obj, "mt_sys_exit");
 	b->prog_newtask = prog_fd(b->obj, "mt_newtask");
+	b->prog_lock = prog_fd(b->obj, "mt_lock");
 	b->map_out = map_fd(b->obj, "out");
 	b->map_out_stack = map_fd(b->obj, "out_stack");
 	b->map_tgids = map_fd(b->obj, "tgids");
@@ -137,6 +138,7 @@ struct mt_perf_bpf *mt_perf_bpf_new(char *why, size_t wsize)
 			b->bss = m;
 	}
 	if (missing || b->prog_exit < 0 || b->prog_newtask < 0 ||
+	    b->prog_lock < 0 ||
 	    b->map_out < 0 || b->map_out_stack < 0 || b->map_tgids < 0 ||
 	    b->map_route < 0 || !b->bss) {
 		snprintf(why, wsize, "its BPF object lacks a part");
@@ -189,7 +191,11 @@ int mt_perf_bpf_attach(struct mt_perf_bpf *b, int tp_id,
 	if (prog == MT_PERF_BPF_ENTER && nargs > 6)
 		return -EINVAL;
 	pfd = prog == MT_PERF_BPF_ENTER ? b->prog_enter[nargs] :
-	      prog == MT_PERF_BPF_EXIT ? b->prog_exit : b->prog_newtask;
+	      prog == MT_PERF_BPF_EXIT ? b->prog_exit :
+	      prog == MT_PERF_BPF_LOCK ? b->prog_lock : b->prog_newtask;
+	if (prog == MT_PERF_BPF_LOCK)	/* its records' common_type */
+		__atomic_store_n(&b->bss->lock_type, (uint32_t)tp_id,
+				 __ATOMIC_SEQ_CST);
 	if (b->ncarriers == b->capcarriers) {
 		size_t cap = b->capcarriers ? 2 * b->capcarriers : 32;
 		int *v = realloc(b->carriers, cap * sizeof(*v));

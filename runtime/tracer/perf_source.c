@@ -201,6 +201,11 @@ struct mt_perf {
 				 * bpf-output events and the tracepoints
 				 * that end something; the entries after */
 	uint64_t bpf_failed;	/* mt_perf_bpf_failed() counted so far */
+	bool lock_bpf;		/* the lock's records from f->bpf too,
+				 * attached by lock_on() */
+	bool lock_attached;	/* its program is */
+	bool bpf_all;		/* enable_cw() turned every record on */
+	int bpf_cpu;		/* the CPU of the programs' carriers */
 	bool cw;		/* the tp_cw events are open per CPU: the
 				 * first f->ncw of f->fds */
 	size_t ncw;
@@ -450,6 +455,26 @@ static void try_bpf(struct mt_perf *f, const char *tracefs)
 	}
 	for (i = 0; i < f->ntp; i++)
 		f->tp_bpf[i] = f->tp_nr[i] >= 0;
+	/* The lock's too, laid out as mt_lock() reads it: then the
+	 * tracepoint has no probe at all until lock_on() (the kernel
+	 * looks up the mm's memory cgroup at every taking of a lock while
+	 * one is registered, __mmap_lock_do_trace_acquire_returned()). */
+	if (f->lock_id > 0 &&
+	    tp_field_of(tracefs, "mmap_lock/mmap_lock_acquire_returned", "mm",
+			&off, &size) == 0 && off == 8 && size == 8 &&
+	    tp_field_of(tracefs, "mmap_lock/mmap_lock_acquire_returned",
+			"memcg_id", &off, &size) == 0 && off == 16 &&
+	    size == 8 &&
+	    tp_field_of(tracefs, "mmap_lock/mmap_lock_acquire_returned",
+			"write", &off, &size) == 0 && off == 24 && size == 1 &&
+	    tp_field_of(tracefs, "mmap_lock/mmap_lock_acquire_returned",
+			"success", &off, &size) == 0 && off == 25 &&
+	    size == 1) {
+		f->lock_bpf = true;
+		for (i = 0; i < f->ntp; i++)
+			if (f->tp_id[i] == f->lock_id)
+				f->tp_bpf[i] = true;
+	}
 }
 
 /* Give the system calls back to tracepoint events (open_cw() failed). */
@@ -461,6 +486,7 @@ static void drop_bpf(struct mt_perf *f, const char *why)
 		return;
 	mt_perf_bpf_free(f->bpf);
 	f->bpf = NULL;
+	f->lock_bpf = false;
 	snprintf(f->bpf_why, sizeof(f->bpf_why), "%s", why);
 	for (i = 0; i < f->ntp; i++)
 		f->tp_bpf[i] = false;
@@ -1012,8 +1038,9 @@ static void open_cw(struct mt_perf *f)
 	/* the programs, off until enable_cw() (mt_perf_bpf_phase()) */
 	for (cpu = 0; f->bpf && cpu < f->ncpu && !f->cpu_ok[cpu]; cpu++)
 		;
+	f->bpf_cpu = cpu;
 	for (i = 0; f->bpf && i < f->ntp && !err; i++) {
-		if (f->tp_bpf[i])
+		if (f->tp_bpf[i] && f->tp_nr[i] >= 0)
 			err = mt_perf_bpf_attach(f->bpf, f->tp_id[i],
 						 f->tp_enter[i] ?
 						 MT_PERF_BPF_ENTER :
@@ -1023,6 +1050,12 @@ static void open_cw(struct mt_perf *f)
 	if (!err && f->bpf)
 		err = mt_perf_bpf_attach(f->bpf, f->newtask_id,
 					 MT_PERF_BPF_NEWTASK, 0, cpu);
+	/* a launch: the lock's records from the exec (mt_perf_launch()) */
+	if (!err && f->lock_bpf && f->lock_from) {
+		err = mt_perf_bpf_attach(f->bpf, f->lock_id, MT_PERF_BPF_LOCK,
+					 0, cpu);
+		f->lock_attached = !err;
+	}
 	if (!err && f->nfds &&
 	    ioctl(f->fds[f->nfds - 1], PERF_EVENT_IOC_ID, &id) != 0)
 		err = -errno;
@@ -1077,6 +1110,9 @@ static int enable_cw(struct mt_perf *f)
 		if (f->ncw_ends >= f->ncw)
 			mt_perf_bpf_phase(f->bpf, MT_PERF_BPF_EXITS);
 		mt_perf_bpf_phase(f->bpf, MT_PERF_BPF_ALL);
+		f->bpf_all = true;
+		if (f->lock_attached && !f->lock_from)
+			f->lock_from = mt_now_ns();	/* lock_on() */
 	}
 	return 0;
 }
@@ -1094,7 +1130,15 @@ static int enable_cw(struct mt_perf *f)
  * f->lock_from; a call that entered before it is ordered without them
  * (lock_orders()).  Once on, they stay on.  Every group is 1 + (its
  * tracepoints: in_group()) fds in f->fds, after the f->ncw per CPU
- * (open_group(), open_cw()). */
+ * (open_group(), open_cw()).
+ *
+ * With f->lock_bpf the lock is no event of the groups: its program
+ * (mt_lock(), perf_bpf.bpf.c) is attached here, and until then the
+ * tracepoint has no probe at all -- a probe registered, even of an
+ * event that is off, makes the kernel look up the mm's memory cgroup
+ * at every taking of the lock by any process
+ * (__mmap_lock_do_trace_acquire_returned()).  Its records count from
+ * enable_cw()'s turning every record on, if that comes later. */
 static void lock_on(struct mt_perf *f)
 {
 	size_t i, pos = f->ntp, group = 1;
@@ -1102,6 +1146,18 @@ static void lock_on(struct mt_perf *f)
 
 	if (f->lock_id <= 0 || f->lock_from)
 		return;
+	if (f->lock_bpf) {
+		/* Its program (tried again at the next thread); its records
+		 * are complete from now on, or from enable_cw()'s turning
+		 * them all on, whichever comes last. */
+		if (!f->lock_attached &&
+		    mt_perf_bpf_attach(f->bpf, f->lock_id, MT_PERF_BPF_LOCK, 0,
+				       f->bpf_cpu) == 0)
+			f->lock_attached = true;
+		if (f->lock_attached && f->bpf_all)
+			f->lock_from = mt_now_ns();
+		return;
+	}
 	for (i = 0; i < f->ntp; i++) {
 		if (!in_group(f, i))
 			continue;

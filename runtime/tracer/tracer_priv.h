@@ -664,6 +664,8 @@ enum mt_perf_bpf_prog {
 	MT_PERF_BPF_ENTER,	/* a system call's entry tracepoint */
 	MT_PERF_BPF_EXIT,	/* its exit's */
 	MT_PERF_BPF_NEWTASK,	/* task/task_newtask: follows children */
+	MT_PERF_BPF_LOCK,	/* mmap_lock/mmap_lock_acquire_returned:
+				 * the followed mms' write locks */
 };
 enum mt_perf_bpf_phase {
 	MT_PERF_BPF_OFF,
