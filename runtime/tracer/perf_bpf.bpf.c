@@ -236,20 +236,51 @@ int mt_lock(struct mt_lock_ctx *c)
 
 /* A process made by a followed one is followed from its first
  * instruction: task_newtask fires in copy_process() before the new task
- * can run (kernel/fork.c). */
+ * can run (kernel/fork.c).  Only once every record is on (PHASE 2): a
+ * clone whose entry record was written; one begun before makes a
+ * process maptap does not follow (on_fork(), perf_clone_armed). */
 SEC("tracepoint")
 int mt_newtask(struct mt_newtask_ctx *c)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, child;
 	__u8 one = 1;
 
-	if (!bpf_map_lookup_elem(&tgids, &tgid))
+	if (*(volatile __u32 *)&state.phase < 2 ||
+	    !bpf_map_lookup_elem(&tgids, &tgid))
 		return 1;
 	child = (__u32)c->pid;
 	if (c->clone_flags & CLONE_THREAD)
 		return 1;
 	if (bpf_map_update_elem(&tgids, &child, &one, BPF_ANY))
 		__sync_fetch_and_add(&state.follow_failed, 1);
+	return 1;
+}
+
+/* sched_process_exit's record (include/trace/events/sched.h), at the
+ * offsets of its tracefs format, which perf_bpf.c checks. */
+struct mt_exit_ctx {
+	__u64 regs;
+	char comm[16];
+	__s32 pid;
+	__s32 prio;
+	__u8 group_dead;
+};
+
+/* A process's last thread exits (do_exit(), kernel/exit.c, before the
+ * process can be reaped and its pid given again): it leaves TGIDS here,
+ * whether maptap ever learnt of it or not -- else a process that ended
+ * unseen (made while an attach was under way) left its pid followed,
+ * and whatever got that pid next had its calls written and its
+ * children followed (a fresh helper's finding). */
+SEC("tracepoint")
+int mt_exit(struct mt_exit_ctx *c)
+{
+	__u32 tgid;
+
+	if (!c->group_dead)
+		return 1;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	bpf_map_delete_elem(&tgids, &tgid);
 	return 1;
 }
 

@@ -53,7 +53,7 @@ struct mt_bpf_state {
 struct mt_perf_bpf {
 	struct bpf_object *obj;
 	int prog_enter[7];	/* fds: by the entry's count of arguments */
-	int prog_exit, prog_newtask, prog_lock;
+	int prog_exit, prog_newtask, prog_lock, prog_gone;
 	int map_out, map_out_stack, map_tgids, map_route;
 	volatile struct mt_bpf_state *bss;	/* mapped: shared */
 	int *carriers;			/* fds: one event per tracepoint */
@@ -122,6 +122,7 @@ struct mt_perf_bpf *mt_perf_bpf_new(char *why, size_t wsize)
 	b->prog_exit = prog_fd(b->obj, "mt_sys_exit");
 	b->prog_newtask = prog_fd(b->obj, "mt_newtask");
 	b->prog_lock = prog_fd(b->obj, "mt_lock");
+	b->prog_gone = prog_fd(b->obj, "mt_exit");
 	b->map_out = map_fd(b->obj, "out");
 	b->map_out_stack = map_fd(b->obj, "out_stack");
 	b->map_tgids = map_fd(b->obj, "tgids");
@@ -138,7 +139,7 @@ struct mt_perf_bpf *mt_perf_bpf_new(char *why, size_t wsize)
 			b->bss = m;
 	}
 	if (missing || b->prog_exit < 0 || b->prog_newtask < 0 ||
-	    b->prog_lock < 0 ||
+	    b->prog_lock < 0 || b->prog_gone < 0 ||
 	    b->map_out < 0 || b->map_out_stack < 0 || b->map_tgids < 0 ||
 	    b->map_route < 0 || !b->bss) {
 		snprintf(why, wsize, "its BPF object lacks a part");
@@ -192,7 +193,8 @@ int mt_perf_bpf_attach(struct mt_perf_bpf *b, int tp_id,
 		return -EINVAL;
 	pfd = prog == MT_PERF_BPF_ENTER ? b->prog_enter[nargs] :
 	      prog == MT_PERF_BPF_EXIT ? b->prog_exit :
-	      prog == MT_PERF_BPF_LOCK ? b->prog_lock : b->prog_newtask;
+	      prog == MT_PERF_BPF_LOCK ? b->prog_lock :
+	      prog == MT_PERF_BPF_GONE ? b->prog_gone : b->prog_newtask;
 	if (prog == MT_PERF_BPF_LOCK)	/* its records' common_type */
 		__atomic_store_n(&b->bss->lock_type, (uint32_t)tp_id,
 				 __ATOMIC_SEQ_CST);
@@ -253,6 +255,20 @@ uint64_t mt_perf_bpf_failed(const struct mt_perf_bpf *b)
 	return b->bss->out_failed + b->bss->follow_failed;
 }
 
+long mt_perf_bpf_count(const struct mt_perf_bpf *b)
+{
+	uint32_t key, next;
+	long n = 0;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(b->map_tgids, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		n++;
+	}
+	return n;
+}
+
 void mt_perf_bpf_free(struct mt_perf_bpf *b)
 {
 	if (!b)
@@ -310,6 +326,11 @@ void mt_perf_bpf_phase(struct mt_perf_bpf *b, enum mt_perf_bpf_phase ph)
 uint64_t mt_perf_bpf_failed(const struct mt_perf_bpf *b)
 {
 	return 0;
+}
+
+long mt_perf_bpf_count(const struct mt_perf_bpf *b)
+{
+	return -ENOSYS;
 }
 
 void mt_perf_bpf_free(struct mt_perf_bpf *b)

@@ -206,6 +206,7 @@ struct mt_perf {
 	bool lock_attached;	/* its program is */
 	bool bpf_all;		/* enable_cw() turned every record on */
 	int bpf_cpu;		/* the CPU of the programs' carriers */
+	int gone_id;		/* sched_process_exit, with f->bpf */
 	bool cw;		/* the tp_cw events are open per CPU: the
 				 * first f->ncw of f->fds */
 	size_t ncw;
@@ -426,7 +427,17 @@ static void try_bpf(struct mt_perf *f, const char *tracefs)
 			 "MAPTAP_PERF_BPF=0");
 		return;
 	}
-	/* the layout mt_newtask() reads (perf_bpf.bpf.c) */
+	/* the layouts mt_newtask() and mt_exit() read (perf_bpf.bpf.c) */
+	f->gone_id = tp_id_of(tracefs, "sched/sched_process_exit");
+	if (f->gone_id <= 0 ||
+	    tp_field_of(tracefs, "sched/sched_process_exit", "pid", &off,
+			&size) != 0 || off != 24 || size != 4 ||
+	    tp_field_of(tracefs, "sched/sched_process_exit", "group_dead",
+			&off, &size) != 0 || off != 32 || size != 1) {
+		snprintf(f->bpf_why, sizeof(f->bpf_why),
+			 "sched_process_exit says no group_dead where its program reads it");
+		return;
+	}
 	if (f->newtask_id <= 0 ||
 	    tp_field_of(tracefs, "task/task_newtask", "pid", &off,
 			&size) != 0 || off != 8 || size != 4 ||
@@ -1050,6 +1061,9 @@ static void open_cw(struct mt_perf *f)
 	if (!err && f->bpf)
 		err = mt_perf_bpf_attach(f->bpf, f->newtask_id,
 					 MT_PERF_BPF_NEWTASK, 0, cpu);
+	if (!err && f->bpf)
+		err = mt_perf_bpf_attach(f->bpf, f->gone_id, MT_PERF_BPF_GONE,
+					 0, cpu);
 	/* a launch: the lock's records from the exec (mt_perf_launch()) */
 	if (!err && f->lock_bpf && f->lock_from) {
 		err = mt_perf_bpf_attach(f->bpf, f->lock_id, MT_PERF_BPF_LOCK,
@@ -3923,6 +3937,12 @@ int mt_perf_test_newtask(struct maptap_session *s)
 	f->nt_flags_size = 8;
 	add_tp(f, f->newtask_id, false);
 	return f->newtask_id;
+}
+
+long mt_perf_test_bpf_tgids(const struct maptap_session *s)
+{
+	return s->perf && s->perf->bpf ? mt_perf_bpf_count(s->perf->bpf) :
+	       -ENOSYS;
 }
 
 void mt_perf_test_cw_pause(struct maptap_session *s, unsigned us)

@@ -653,7 +653,10 @@ void mt_perf_dup_free(struct mt_perf_dup *d);
  * one for its NARGS arguments, at most 6): from then on every hit on any
  * CPU runs it.  mt_perf_bpf_follow() and _forget() add and
  * remove a process (by tgid) whose calls are written; a process a
- * followed one makes is added by the kernel.  mt_perf_bpf_phase(): which
+ * followed one makes is added by the kernel once every record is on, and
+ * a process whose last thread exits is removed by the kernel.
+ * mt_perf_bpf_count(): the processes followed (tests).
+ * mt_perf_bpf_phase(): which
  * records the programs write, from none (as loaded) to the exits' and
  * then all: an entry written has its exit to come.  mt_perf_bpf_failed():
  * records the kernel refused plus processes not added (a full table),
@@ -666,6 +669,8 @@ enum mt_perf_bpf_prog {
 	MT_PERF_BPF_NEWTASK,	/* task/task_newtask: follows children */
 	MT_PERF_BPF_LOCK,	/* mmap_lock/mmap_lock_acquire_returned:
 				 * the followed mms' write locks */
+	MT_PERF_BPF_GONE,	/* sched/sched_process_exit: a process's
+				 * last thread leaves the table */
 };
 enum mt_perf_bpf_phase {
 	MT_PERF_BPF_OFF,
@@ -683,6 +688,7 @@ int mt_perf_bpf_follow(struct mt_perf_bpf *b, pid_t tgid);
 void mt_perf_bpf_forget(struct mt_perf_bpf *b, pid_t tgid);
 void mt_perf_bpf_phase(struct mt_perf_bpf *b, enum mt_perf_bpf_phase ph);
 uint64_t mt_perf_bpf_failed(const struct mt_perf_bpf *b);
+long mt_perf_bpf_count(const struct mt_perf_bpf *b);
 void mt_perf_bpf_free(struct mt_perf_bpf *b);
 /* perf_source.c, for tests only (testsuite/unit/test_perf_settle.c):
  * mt_perf_test_new() gives S a perf source without events or rings
@@ -698,12 +704,15 @@ void mt_perf_bpf_free(struct mt_perf_bpf *b);
  * same for task_newtask ({ common fields; i32 pid; pad; u64
  * clone_flags }).  mt_perf_test_cw_pause() makes S's next attach or
  * launch in perf mode pause US microseconds after each per-CPU event
- * it turns on (enable_cw(); testsuite/unit/test_perf_cwenable.c). */
+ * it turns on (enable_cw(); testsuite/unit/test_perf_cwenable.c).
+ * mt_perf_test_bpf_tgids(): how many processes S's BPF programs follow
+ * now (mt_perf_bpf_count()), or -ENOSYS without them. */
 int mt_perf_test_new(struct maptap_session *s);
 int mt_perf_test_lock(struct maptap_session *s);
 int mt_perf_test_newtask(struct maptap_session *s);
 int mt_perf_test_tp(const char *call, bool enter);
 void mt_perf_test_cw_pause(struct maptap_session *s, unsigned us);
+long mt_perf_test_bpf_tgids(const struct maptap_session *s);
 void mt_perf_test_record(struct maptap_session *s,
 			 const struct perf_event_header *h);
 void mt_perf_test_round(struct maptap_session *s, uint64_t applied,

@@ -15,6 +15,14 @@
  * the target forks every few hundred microseconds: before the fix every
  * run lost children; now no child may be lost, and each one followed
  * has its exit event.
+ *
+ * With the BPF programs (runtime/tracer/perf_bpf.c), the children made
+ * in that moment must not stay in their table of followed processes
+ * once they have ended: they did, never followed by maptap so never
+ * taken out, and whatever process got such a pid next was followed by
+ * the kernel, its children too (a fresh helper's finding).  Once the
+ * target stops forking and its children are gone, the table holds the
+ * target alone.
  */
 #include <config.h>
 
@@ -100,6 +108,7 @@ int main(void)
 	struct maptap_session *s;
 	enum maptap_events_source used = MAPTAP_EVENTS_PTRACE;
 	int ready[2], rc;
+	long tgids;
 	size_t i, ended = 0;
 	pid_t pid;
 	char c;
@@ -135,6 +144,19 @@ int main(void)
 	tap_ok(true, "attach in perf mode, per-CPU events turned on slowly");
 	rc = maptap_session_run_until(s, now_ns() + 300000000ULL);
 	tap_int_eq(rc, 1, "the target forks on for 300 ms, traced");
+	/* Its last child ends at once, and exits before it is reaped:
+	 * the table follows its last thread's exit, not the reaping. */
+	kill(pid, SIGSTOP);
+	rc = maptap_session_run_until(s, now_ns() + 100000000ULL);
+	tgids = mt_perf_test_bpf_tgids(s);
+	if (tgids == -ENOSYS)
+		tap_skip("the BPF programs' table: no BPF programs here (%s)",
+			 maptap_session_events(s, NULL));
+	else
+		tap_int_eq(tgids, 1, "the BPF programs follow the target "
+			   "alone once it stops forking and its children "
+			   "have ended");
+	kill(pid, SIGCONT);
 	maptap_session_request_detach(s, SIGINT);
 	tap_int_eq(maptap_session_run(s), 0, "detach");
 	maptap_session_get_stats(s, &st);
