@@ -238,13 +238,6 @@ int mt_perf_bpf_follow(struct mt_perf_bpf *b, pid_t tgid)
 	return 0;
 }
 
-void mt_perf_bpf_forget(struct mt_perf_bpf *b, pid_t tgid)
-{
-	uint32_t key = (uint32_t)tgid;
-
-	bpf_map_delete_elem(b->map_tgids, &key);
-}
-
 void mt_perf_bpf_phase(struct mt_perf_bpf *b, enum mt_perf_bpf_phase ph)
 {
 	__atomic_store_n(&b->bss->phase, (uint32_t)ph, __ATOMIC_SEQ_CST);
@@ -313,10 +306,6 @@ int mt_perf_bpf_attach(struct mt_perf_bpf *b, int tp_id,
 int mt_perf_bpf_follow(struct mt_perf_bpf *b, pid_t tgid)
 {
 	return -ENOSYS;
-}
-
-void mt_perf_bpf_forget(struct mt_perf_bpf *b, pid_t tgid)
-{
 }
 
 void mt_perf_bpf_phase(struct mt_perf_bpf *b, enum mt_perf_bpf_phase ph)

@@ -2667,10 +2667,9 @@ static void new_process(struct maptap_session *s, uint32_t pid,
 			return;
 		}
 	}
-	/* The kernel followed it from its start (mt_newtask()): again
-	 * here, in case (a full table is counted as lost). */
-	if (s->perf->bpf)
-		mt_perf_bpf_follow(s->perf->bpf, (pid_t)pid);
+	/* The BPF programs follow it from its start (mt_newtask()); not
+	 * added again here: it may have ended, and its pid be another
+	 * process's, by the time its FORK record is read. */
 	/* Its image is the parent's at the fork: /proc/PID/exe, read this
 	 * late, may be what it exec'd since, or gone. */
 	free(p->exe);
@@ -3055,8 +3054,9 @@ static void proc_gone(struct maptap_session *s, struct mt_proc *p,
 	ev.status = status < 0 ? 0 : status;
 	ev.group_exit = true;
 	mt_emit(s, &ev);
-	if (s->perf->bpf)
-		mt_perf_bpf_forget(s->perf->bpf, p->pid);
+	/* Its BPF programs' table let it go at its last thread's exit
+	 * (mt_exit()): taken out again here, long after, the pid might be
+	 * a new child's. */
 	mt_proc_del(s, p);
 }
 

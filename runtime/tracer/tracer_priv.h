@@ -651,10 +651,11 @@ void mt_perf_dup_free(struct mt_perf_dup *d);
  * (STACK) the user stack.  mt_perf_bpf_attach() opens one disabled event
  * on tracepoint TP_ID on CPU and attaches PROG to it (for an entry, the
  * one for its NARGS arguments, at most 6): from then on every hit on any
- * CPU runs it.  mt_perf_bpf_follow() and _forget() add and
- * remove a process (by tgid) whose calls are written; a process a
- * followed one makes is added by the kernel once every record is on, and
- * a process whose last thread exits is removed by the kernel.
+ * CPU runs it.  mt_perf_bpf_follow() adds a process (by tgid) whose
+ * calls are written; a process a followed one makes is added by the
+ * kernel once every record is on, and a process whose last thread exits
+ * is removed by the kernel (before its pid can be given again: maptap
+ * never removes one itself).
  * mt_perf_bpf_count(): the processes followed (tests).
  * mt_perf_bpf_phase(): which
  * records the programs write, from none (as loaded) to the exits' and
@@ -685,7 +686,6 @@ int mt_perf_bpf_output(struct mt_perf_bpf *b, int cpu, int fd, bool stack);
 int mt_perf_bpf_attach(struct mt_perf_bpf *b, int tp_id,
 		       enum mt_perf_bpf_prog prog, unsigned nargs, int cpu);
 int mt_perf_bpf_follow(struct mt_perf_bpf *b, pid_t tgid);
-void mt_perf_bpf_forget(struct mt_perf_bpf *b, pid_t tgid);
 void mt_perf_bpf_phase(struct mt_perf_bpf *b, enum mt_perf_bpf_phase ph);
 uint64_t mt_perf_bpf_failed(const struct mt_perf_bpf *b);
 long mt_perf_bpf_count(const struct mt_perf_bpf *b);
