@@ -67,6 +67,21 @@ static void close_list(const int *fds, size_t n)
 		close(fds[i]);
 }
 
+int mt_fds_push(int **fds, size_t *n, size_t *cap, size_t first, int fd)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : first;
+		int *v = realloc(*fds, c * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		*fds = v;
+		*cap = c;
+	}
+	(*fds)[(*n)++] = fd;
+	return 0;
+}
+
 void mt_perf_close_all(const int *fds, size_t n)
 {
 	int *sorted = NULL, p[2] = { -1, -1 };

@@ -31,4 +31,9 @@
  * are ignored: close(2) leaves the descriptor closed either way. */
 void mt_perf_close_all(const int *fds, size_t n);
 
+/* Append FD to the list *FDS of *N descriptors (room for *CAP, grown
+ * by doubling, from FIRST).  0, or -ENOMEM with the list unchanged
+ * (FD not closed).  The caller owns the list (free()); not thread-safe. */
+int mt_fds_push(int **fds, size_t *n, size_t *cap, size_t first, int fd);
+
 #endif

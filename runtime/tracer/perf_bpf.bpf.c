@@ -132,16 +132,27 @@ static __always_inline int emit(void *ctx, const void *r, __u32 size,
  * that reads past the record of the tracepoint it is attached to
  * (perf_event_set_bpf_prog(): max_ctx_offset), so there is one program
  * per count of arguments, mt_sys_enterN. */
+/* Whether the caller's process is followed and PHASE has reached
+ * MIN_PHASE (1: exits; 2: everything); its pid_tgid in *PT. */
+static __always_inline int followed(__u32 min_phase, __u64 *pt)
+{
+	__u32 tgid;
+
+	*pt = bpf_get_current_pid_tgid();
+	tgid = *pt >> 32;
+	return *(volatile __u32 *)&state.phase >= min_phase &&
+	       bpf_map_lookup_elem(&tgids, &tgid);
+}
+
 static __always_inline int enter(struct mt_sys_ctx *c, const int n)
 {
-	__u64 pt = bpf_get_current_pid_tgid();
-	__u32 tgid = pt >> 32, nr = (__u32)c->nr;
+	__u32 nr = (__u32)c->nr;
 	struct mt_route *ro;
 	struct mt_rec r = {};
+	__u64 pt;
 	int i;
 
-	if (*(volatile __u32 *)&state.phase < 2 ||
-	    !bpf_map_lookup_elem(&tgids, &tgid))
+	if (!followed(2, &pt))
 		return 1;
 	ro = bpf_map_lookup_elem(&route, &nr);
 	if (!ro || !ro->enter_id)
@@ -171,13 +182,12 @@ MT_ENTER(6)
 SEC("tracepoint")
 int mt_sys_exit(struct mt_sys_ctx *c)
 {
-	__u64 pt = bpf_get_current_pid_tgid();
-	__u32 tgid = pt >> 32, nr = (__u32)c->nr;
+	__u32 nr = (__u32)c->nr;
 	struct mt_route *ro;
 	struct mt_rec r = {};
+	__u64 pt;
 
-	if (*(volatile __u32 *)&state.phase < 1 ||
-	    !bpf_map_lookup_elem(&tgids, &tgid))
+	if (!followed(1, &pt))
 		return 1;
 	ro = bpf_map_lookup_elem(&route, &nr);
 	if (!ro || !ro->exit_id)
@@ -218,12 +228,10 @@ struct mt_lock_rec {
 SEC("tracepoint")
 int mt_lock(struct mt_lock_ctx *c)
 {
-	__u64 pt = bpf_get_current_pid_tgid();
-	__u32 tgid = pt >> 32;
 	struct mt_lock_rec r = {};
+	__u64 pt;
 
-	if (*(volatile __u32 *)&state.phase < 2 || !c->write ||
-	    !c->success || !bpf_map_lookup_elem(&tgids, &tgid))
+	if (!c->write || !c->success || !followed(2, &pt))
 		return 1;
 	r.type = (__u16)*(volatile __u32 *)&state.lock_type;
 	r.pid = (__s32)pt;
@@ -242,11 +250,11 @@ int mt_lock(struct mt_lock_ctx *c)
 SEC("tracepoint")
 int mt_newtask(struct mt_newtask_ctx *c)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, child;
+	__u32 child;
 	__u8 one = 1;
+	__u64 pt;
 
-	if (*(volatile __u32 *)&state.phase < 2 ||
-	    !bpf_map_lookup_elem(&tgids, &tgid))
+	if (!followed(2, &pt))
 		return 1;
 	child = (__u32)c->pid;
 	if (c->clone_flags & CLONE_THREAD)

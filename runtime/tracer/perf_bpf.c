@@ -198,15 +198,6 @@ int mt_perf_bpf_attach(struct mt_perf_bpf *b, int tp_id,
 	if (prog == MT_PERF_BPF_LOCK)	/* its records' common_type */
 		__atomic_store_n(&b->bss->lock_type, (uint32_t)tp_id,
 				 __ATOMIC_SEQ_CST);
-	if (b->ncarriers == b->capcarriers) {
-		size_t cap = b->capcarriers ? 2 * b->capcarriers : 32;
-		int *v = realloc(b->carriers, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		b->carriers = v;
-		b->capcarriers = cap;
-	}
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_TRACEPOINT;
@@ -224,7 +215,11 @@ int mt_perf_bpf_attach(struct mt_perf_bpf *b, int tp_id,
 		close(fd);
 		return err;
 	}
-	b->carriers[b->ncarriers++] = fd;
+	if (mt_fds_push(&b->carriers, &b->ncarriers, &b->capcarriers, 32,
+			fd) != 0) {
+		close(fd);
+		return -ENOMEM;
+	}
 	return 0;
 }
 

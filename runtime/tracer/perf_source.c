@@ -274,31 +274,57 @@ static int tp_id_of(const char *root, const char *name)
  * NAME ("group/event"), from its format file (tracefs's
  * events/GROUP/EVENT/format, "field:TYPE NAME;\toffset:N;\tsize:M;"):
  * 0, or -ENOENT when the kernel has no such event or field. */
-static int tp_field_of(const char *root, const char *name,
-		       const char *field, unsigned *off, unsigned *size)
+static int tp_format(const char *root, const char *name, const char *field,
+		     unsigned *off, unsigned *size, unsigned *end)
 {
 	char path[256], line[256], want[64];
 	int rc = -ENOENT;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/events/%s/format", root, name);
-	snprintf(want, sizeof(want), " %s;", field);
+	snprintf(want, sizeof(want), " %s;", field ? field : "");
 	f = fopen(path, "re");
 	if (!f)
 		return -ENOENT;
+	*end = 0;
 	while (fgets(line, sizeof(line), f)) {
 		const char *o = strstr(line, "offset:");
 		const char *z = strstr(line, "size:");
+		unsigned fo, fz;
 
-		if (!strstr(line, "field:") || !strstr(line, want) || !o || !z)
+		if (!strstr(line, "field:") || !o || !z)
 			continue;
-		*off = (unsigned)atoi(o + 7);
-		*size = (unsigned)atoi(z + 5);
+		fo = (unsigned)atoi(o + 7);
+		fz = (unsigned)atoi(z + 5);
+		if (fo + fz > *end)
+			*end = fo + fz;
+		if (rc == 0 || !field || !strstr(line, want))
+			continue;
+		*off = fo;
+		*size = fz;
 		rc = 0;
-		break;
 	}
 	fclose(f);
-	return rc;
+	return field ? rc : 0;
+}
+
+static int tp_field_of(const char *root, const char *name,
+		       const char *field, unsigned *off, unsigned *size)
+{
+	unsigned end;
+
+	return tp_format(root, name, field, off, size, &end);
+}
+
+/* Whether FIELD of tracepoint NAME is at byte OFF, SIZE bytes long:
+ * the layout a BPF program reads (perf_bpf.bpf.c). */
+static bool tp_field_is(const char *root, const char *name,
+			const char *field, unsigned off, unsigned size)
+{
+	unsigned o, z;
+
+	return tp_field_of(root, name, field, &o, &z) == 0 && o == off &&
+	       z == size;
 }
 
 /* Find the tracefs with the syscalls events; mount it when it is not and
@@ -376,33 +402,20 @@ static bool in_group(const struct mt_perf *f, size_t i)
 	return !(f->cw && f->tp_cw[i]) && !f->tp_bpf[i];
 }
 
-/* The arguments of system-call tracepoint NAME's record: its fields
- * after __syscall_nr, 8 bytes each from offset 16 (tracefs's
- * events/syscalls/NAME/format); -ENOENT without one. */
-static int tp_nargs(const char *root, const char *name)
+/* The arguments of system call CALL's entry record: its fields after
+ * __syscall_nr, 8 bytes each from offset 16 (tracefs's
+ * events/syscalls/sys_enter_CALL/format); -ENOENT without one. */
+static int tp_nargs(const char *root, const char *call)
 {
-	char path[256], line[256];
-	unsigned end = 16;
-	FILE *f;
+	char name[80];
+	unsigned off, size, end;
+	int err;
 
-	snprintf(path, sizeof(path), "%s/events/syscalls/%s/format", root,
-		 name);
-	f = fopen(path, "re");
-	if (!f)
-		return -ENOENT;
-	while (fgets(line, sizeof(line), f)) {
-		const char *o = strstr(line, "offset:");
-		const char *z = strstr(line, "size:");
-		unsigned e;
-
-		if (!strstr(line, "field:") || !o || !z)
-			continue;
-		e = (unsigned)atoi(o + 7) + (unsigned)atoi(z + 5);
-		if (e > end)
-			end = e;
-	}
-	fclose(f);
-	return (int)((end - 16 + 7) / 8);
+	snprintf(name, sizeof(name), "syscalls/sys_enter_%s", call);
+	err = tp_format(root, name, NULL, &off, &size, &end);
+	if (err)
+		return err;
+	return end > 16 ? (int)((end - 16 + 7) / 8) : 0;
 }
 
 /* The system calls' records through BPF programs (perf_bpf.c) where the
@@ -413,7 +426,9 @@ static int tp_nargs(const char *root, const char *name)
 static void try_bpf(struct mt_perf *f, const char *tracefs)
 {
 	const char *env = getenv("MAPTAP_PERF_BPF");
-	unsigned off = 0, size = 0, off2 = 0, size2 = 0;
+	const char *lock = "mmap_lock/mmap_lock_acquire_returned";
+	const char *gone = "sched/sched_process_exit";
+	uint32_t arch = maptap_syscall_native_arch();
 	size_t i;
 	int err = 0;
 
@@ -428,21 +443,16 @@ static void try_bpf(struct mt_perf *f, const char *tracefs)
 		return;
 	}
 	/* the layouts mt_newtask() and mt_exit() read (perf_bpf.bpf.c) */
-	f->gone_id = tp_id_of(tracefs, "sched/sched_process_exit");
-	if (f->gone_id <= 0 ||
-	    tp_field_of(tracefs, "sched/sched_process_exit", "pid", &off,
-			&size) != 0 || off != 24 || size != 4 ||
-	    tp_field_of(tracefs, "sched/sched_process_exit", "group_dead",
-			&off, &size) != 0 || off != 32 || size != 1) {
+	f->gone_id = tp_id_of(tracefs, gone);
+	if (f->gone_id <= 0 || !tp_field_is(tracefs, gone, "pid", 24, 4) ||
+	    !tp_field_is(tracefs, gone, "group_dead", 32, 1)) {
 		snprintf(f->bpf_why, sizeof(f->bpf_why),
 			 "sched_process_exit says no group_dead where its program reads it");
 		return;
 	}
-	if (f->newtask_id <= 0 ||
-	    tp_field_of(tracefs, "task/task_newtask", "pid", &off,
-			&size) != 0 || off != 8 || size != 4 ||
-	    tp_field_of(tracefs, "task/task_newtask", "clone_flags", &off2,
-			&size2) != 0 || off2 != 32 || size2 != 8) {
+	/* (its fields as new_perf() read them) */
+	if (f->newtask_id <= 0 || f->nt_pid_off != 8 ||
+	    f->nt_flags_off != 32 || f->nt_flags_size != 8) {
 		snprintf(f->bpf_why, sizeof(f->bpf_why),
 			 "task_newtask's record is not as its program reads it");
 		return;
@@ -453,6 +463,17 @@ static void try_bpf(struct mt_perf *f, const char *tracefs)
 	for (i = 0; i < f->ntp && !err; i++) {
 		if (f->tp_nr[i] < 0)
 			continue;
+		if (f->tp_enter[i]) {
+			/* one program per count of arguments, at most 6 */
+			int n = tp_nargs(tracefs, maptap_syscall_lookup(
+						arch, f->tp_nr[i])->name);
+
+			if (n < 0 || n > 6) {
+				f->tp_nr[i] = -1;	/* an event, then */
+				continue;
+			}
+			f->tp_nargs[i] = (unsigned)n;
+		}
 		err = mt_perf_bpf_route(f->bpf, f->tp_nr[i], f->tp_id[i],
 					f->tp_enter[i], f->tp_stack[i]);
 	}
@@ -470,17 +491,10 @@ static void try_bpf(struct mt_perf *f, const char *tracefs)
 	 * tracepoint has no probe at all until lock_on() (the kernel
 	 * looks up the mm's memory cgroup at every taking of a lock while
 	 * one is registered, __mmap_lock_do_trace_acquire_returned()). */
-	if (f->lock_id > 0 &&
-	    tp_field_of(tracefs, "mmap_lock/mmap_lock_acquire_returned", "mm",
-			&off, &size) == 0 && off == 8 && size == 8 &&
-	    tp_field_of(tracefs, "mmap_lock/mmap_lock_acquire_returned",
-			"memcg_id", &off, &size) == 0 && off == 16 &&
-	    size == 8 &&
-	    tp_field_of(tracefs, "mmap_lock/mmap_lock_acquire_returned",
-			"write", &off, &size) == 0 && off == 24 && size == 1 &&
-	    tp_field_of(tracefs, "mmap_lock/mmap_lock_acquire_returned",
-			"success", &off, &size) == 0 && off == 25 &&
-	    size == 1) {
+	if (f->lock_id > 0 && tp_field_is(tracefs, lock, "mm", 8, 8) &&
+	    tp_field_is(tracefs, lock, "memcg_id", 16, 8) &&
+	    tp_field_is(tracefs, lock, "write", 24, 1) &&
+	    tp_field_is(tracefs, lock, "success", 25, 1)) {
 		f->lock_bpf = true;
 		for (i = 0; i < f->ntp; i++)
 			if (f->tp_id[i] == f->lock_id)
@@ -539,7 +553,7 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 		for (k = 0; k < 2; k++) {
 			const struct maptap_syscall *sc;
 			char name[64];
-			int id, nargs;
+			int id;
 
 			if (!(k ? tp_list[i].exit : tp_list[i].enter))
 				continue;
@@ -548,13 +562,11 @@ static struct mt_perf *new_perf(const char *tracefs, bool stacks, char *why,
 			id = tp_id_of(tracefs, name);
 			if (id <= 0)
 				continue;	/* a call this kernel lacks */
+			/* its number, for the BPF programs (try_bpf()) */
 			sc = maptap_syscall_by_name(
 				maptap_syscall_native_arch(), tp_list[i].call);
-			nargs = k ? 0 : tp_nargs(tracefs, name);
-			f->tp_nr[f->ntp] = sc && nargs >= 0 && nargs <= 6 &&
-					   sc->nr < MT_PERF_BPF_MAX_NR ?
+			f->tp_nr[f->ntp] = sc && sc->nr < MT_PERF_BPF_MAX_NR ?
 					   sc->nr : -1;
-			f->tp_nargs[f->ntp] = nargs > 0 ? (unsigned)nargs : 0;
 			f->tp_id[f->ntp] = id;
 			f->tp_enter[f->ntp] = !k;
 			f->tp_stack[f->ntp] = stacks && !k &&
@@ -644,17 +656,7 @@ static void attr_base(struct mt_perf *f, struct perf_event_attr *a)
 
 static int keep_fd(struct mt_perf *f, int fd)
 {
-	if (f->nfds == f->capfds) {
-		size_t cap = f->capfds ? 2 * f->capfds : 64;
-		int *v = realloc(f->fds, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		f->fds = v;
-		f->capfds = cap;
-	}
-	f->fds[f->nfds++] = fd;
-	return 0;
+	return mt_fds_push(&f->fds, &f->nfds, &f->capfds, 64, fd);
 }
 
 /* The ring of CPU that the thread being opened writes into. */
