@@ -120,10 +120,22 @@ t.eq(t.history(r.events, lo, hi, pid), [("map", (lo, hi), "mmap", pid)],
      "late thread: its mmap after vfork() is one map event of its call")
 t.ok("cannot stop now" in r.stderr, "late thread: maptap says why it went on")
 
+# What the attach says of a thread it read the maps without
+# (runtime/tracer/attach.c).  The detach has its own line for a thread
+# that does not stop within its bound (loop.c, let_go_unstoppable()):
+# there the bound is the point -- SIGINT must end maptap at once, and a
+# vfork parent stops only when its child has run to its exit, which on
+# a loaded machine may take longer than the 50 ms allowed (the one
+# "vfork churn" failure seen, in CI, was that line), so it is not
+# counted; the thread is let go all the same (checked below).
+ATTACH_WITHOUT = "the maps are read without it"
+
+
 def attaches_all_stop(args, n, name):
     """Start the target with ARGS, attach to it N times (each ended by
     SIGINT): every attach must find every thread stopping (no "cannot
-    stop now") and exit 0, and the target is untraced afterwards."""
+    stop now ... the maps are read without it") and exit 0, and the
+    target is untraced afterwards."""
     tp = subprocess.Popen([prog] + args, stdout=subprocess.PIPE, text=True)
     pid = int(tp.stdout.readline().split()[1])
     said = 0
@@ -132,10 +144,13 @@ def attaches_all_stop(args, n, name):
         t.wait_until(lambda: attached(jsonfile), what="the attach event")
         mp.send_signal(signal.SIGINT)
         r = t.finish(mp, full, jsonfile, timeout=60)
-        if "cannot stop now" in r.stderr or r.status != 0:
+        if ATTACH_WITHOUT in r.stderr or r.status != 0:
             t.diag("attach %d: status %s, stderr %r"
                    % (i, r.status, r.stderr))
             said += 1
+        elif "cannot stop now" in r.stderr:
+            t.diag("attach %d: a thread let go at the detach without a "
+                   "stop: %r" % (i, r.stderr))
     t.eq(said, 0, name)
     t.eq(t.tracer_pid(pid), 0, name.split(":")[0] +
          ": the target is not traced afterwards")
@@ -146,7 +161,7 @@ def attaches_all_stop(args, n, name):
 # 4. Short sleeps in vfork: not a thread that cannot stop.
 attaches_all_stop(["churn", "1000000"], 5,
                   "vfork churn: 5 attaches, each with every thread stopped "
-                  "(no \"cannot stop now\"), each exits 0")
+                  "(no maps read without one), each exits 0")
 
 # 5. Long lock waits: threads that MAP_POPULATE 256 MiB each wait for the
 # mm's lock in 'D' behind the others for 0.1 s and more.  Taken for
