@@ -115,15 +115,21 @@ static int render_number(struct maptap_script_buf *out, uint64_t num,
 	if (rc)
 		return rc;
 	w = out->s + out->len;
-	memset(w, ' ', lead);
+	/* Most numbers have no padding: a libc call for zero bytes costs
+	 * more than the test (three a number, callgrind). */
+	if (lead)
+		memset(w, ' ', lead);
 	w += lead;
-	memcpy(w, prefix, (size_t)nprefix);
+	if (nprefix)
+		memcpy(w, prefix, (size_t)nprefix);
 	w += nprefix;
-	memset(w, '0', zeros);
+	if (zeros)
+		memset(w, '0', zeros);
 	w += zeros;
 	memcpy(w, tmp + sizeof(tmp) - i, (size_t)i);
 	w += i;
-	memset(w, ' ', trail);
+	if (trail)
+		memset(w, ' ', trail);
 	out->len += total;
 	out->s[out->len] = '\0';
 	return 0;
