@@ -1360,6 +1360,10 @@ static void touch(struct mt_perf *f, struct mt_proc *p, uint64_t lo,
 static void exec_wait_end(struct maptap_session *s, struct mt_proc *p,
 			  const char *path, size_t len);
 static int copy_vma(const struct maptap_vma *v, void *arg);
+static struct maptap_mm *fork_image(struct maptap_session *s,
+				    struct mt_mm *mm);
+static void fork_point(struct maptap_session *s, struct mt_proc *p,
+		       struct mt_thread *t, uint64_t time);
 static void dontcopy(struct mt_mm *mm, uint64_t lo, uint64_t hi, bool on);
 
 /* Where the model's changes go: nowhere while P's image is being built
@@ -2486,8 +2490,17 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 		return;
 	if (type == f->lock_id) {
 		/* { ...; mm; u64 memcg_id; bool write, success } */
-		if (rsize >= 26 && raw[24] && raw[25])
-			t->perf_lock_ns = time;
+		if (rsize < 26 || !raw[24] || !raw[25])
+			return;
+		t->perf_lock_ns = time;
+		/* T's first write lock in a fork is dup_mmap()'s (copy_
+		 * process() takes no other, and none with CLONE_VM): the
+		 * child's mm is copied now, when the records are
+		 * complete since the call entered (lock_on()). */
+		if (t->perf_clone_ns && !t->perf_fork_image &&
+		    !t->perf_clone_vm && f->lock_from &&
+		    t->perf_clone_ns >= f->lock_from)
+			fork_point(s, p, t, time);
 		return;
 	}
 	if (type == f->sig_id) {
@@ -2545,6 +2558,9 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 
 			/* Its task has every group of T (open_thread()). */
 			t->perf_clone_armed = false;
+			t->perf_clone_ns = time;
+			maptap_mm_free(t->perf_fork_image);
+			t->perf_fork_image = NULL;
 			if (n)
 				memcpy(&flags, raw + 16, 8);
 			t->perf_clone_vm = nr == SYS_vfork ||
@@ -2568,6 +2584,7 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 			return;
 		}
 		t->perf_exec = false;	/* a failed execve is over */
+		t->perf_clone_ns = 0;	/* and a clone */
 		memset(t->args, 0, sizeof(t->args));
 		memcpy(t->args, raw + 16, (n > 6 ? 6 : n) * 8);
 		t->call = sc;
@@ -2614,22 +2631,54 @@ static int dc_cut(const struct maptap_vma *v, void *arg)
 				NULL);
 }
 
-/* S->buf2, the parent's VMAs at a fork, without those MM marked
- * MADV_DONTFORK (dontcopy()): what the child gets. */
-static void drop_dontcopy(struct maptap_session *s, struct mt_mm *mm)
+/* What a fork child of MM gets, as the model has MM now: every VMA but
+ * those marked MADV_DONTFORK (dontcopy()), which dup_mmap() skips
+ * (VM_DONTCOPY, kernel/fork.c).  NULL without memory. */
+static struct maptap_mm *fork_image(struct maptap_session *s,
+				    struct mt_mm *mm)
 {
 	struct maptap_mm *m = maptap_mm_new();
 
-	if (!m || maptap_mm_update(m, 0, MT_TOP, s->buf2.v, s->buf2.n, NULL,
-				   NULL, NULL) != 0) {
-		maptap_mm_free(m);
-		return;
-	}
-	maptap_mm_foreach(mm->perf_dontcopy, 0, MT_TOP, dc_cut, m);
+	if (!m)
+		return NULL;
 	maptap_vma_buf_clear(&s->buf2);
-	maptap_mm_foreach(m, 0, MT_TOP, copy_vma, &s->buf2);
+	if (maptap_mm_foreach(mm->model, 0, MT_TOP, copy_vma, &s->buf2))
+		goto fail;
 	maptap_vma_buf_finish(&s->buf2);
+	if (maptap_mm_update(m, 0, MT_TOP, s->buf2.v, s->buf2.n, NULL, NULL,
+			     NULL) != 0)
+		goto fail;
+	if (mm->perf_dontcopy &&
+	    maptap_mm_foreach(mm->perf_dontcopy, 0, MT_TOP, dc_cut, m))
+		goto fail;
+	return m;
+fail:
 	maptap_mm_free(m);
+	return NULL;
+}
+
+/* Thread T of P, in a fork (a clone, fork or vfork call), took P's mm
+ * lock for writing at TIME: that is dup_mmap() (kernel/fork.c), which
+ * copies the mm for the child under mmap_write_lock_killable(oldmm), so
+ * the child has exactly what the mm held then.  Its FORK record is
+ * written only at the end of copy_process(), and its task_newtask
+ * (which new_process() waits for) after that: a sibling thread's
+ * munmap, mprotect, mmap or madvise that took the lock after the copy
+ * and whose records came before either was in the snapshot, though
+ * the child never had it; one that took the lock before the copy and
+ * whose exit record came after was missing from it, though the child
+ * has it (a helper's storm: 4-9 children in 100 off by a page).  So
+ * the child's image is taken here, in the records' order: first the
+ * siblings' calls that the lock's records say ran before this copy
+ * (pending_unmaps()), then the model, without the pages marked
+ * MADV_DONTFORK. */
+static void fork_point(struct maptap_session *s, struct mt_proc *p,
+		       struct mt_thread *t, uint64_t time)
+{
+	if (!p->ready || time < p->perf_since)
+		return;
+	pending_unmaps(s, p, t, 0, MT_TOP, time, true);
+	t->perf_fork_image = fork_image(s, p->mm);
 }
 
 /* Process PID (first thread TID) made by thread PTID of process PPID at
@@ -2637,10 +2686,11 @@ static void drop_dontcopy(struct maptap_session *s, struct mt_mm *mm)
  * 0 when not, -1 when that is to be guessed: the creator's vfork or
  * clone(CLONE_VM) entry, and for clone3 (its flags are in memory) the
  * kernel, while both still run (docs/tracer.md, "Limits of perf
- * mode"). */
+ * mode").  IMG, taken over and freed: what a fork child got
+ * (fork_point(), on_fork()); NULL, the parent's model now. */
 static void new_process(struct maptap_session *s, uint32_t pid,
 			uint32_t ppid, uint32_t tid, uint32_t ptid,
-			uint64_t time, int shared)
+			uint64_t time, int shared, struct maptap_mm *img)
 {
 	struct maptap_event ev;
 	struct maptap_mm_hint h;
@@ -2650,7 +2700,7 @@ static void new_process(struct maptap_session *s, uint32_t pid,
 
 	parent = mt_proc_find(s, (pid_t)ppid);
 	if (!parent || mt_proc_find(s, (pid_t)pid))
-		return;
+		goto out;
 	if (shared < 0) {
 		pt = mt_thread_find(s, (pid_t)ptid);
 		shared = (pt && pt->perf_clone_vm) ||
@@ -2659,14 +2709,14 @@ static void new_process(struct maptap_session *s, uint32_t pid,
 	if (shared) {
 		p = mt_proc_new(s, (pid_t)pid, parent->mm);
 		if (!p)
-			return;
+			goto out;
 		parent->mm->refs++;
 	} else {
 		mm = mt_mm_new();
 		p = mm ? mt_proc_new(s, (pid_t)pid, mm) : NULL;
 		if (!p) {
 			mt_mm_put(mm);
-			return;
+			goto out;
 		}
 	}
 	/* The BPF programs follow it from its start (mt_newtask()); not
@@ -2678,21 +2728,22 @@ static void new_process(struct maptap_session *s, uint32_t pid,
 	p->exe = parent->exe ? strdup(parent->exe) : NULL;
 	memcpy(p->comm, parent->comm, sizeof(p->comm));
 	if (!perf_thread_add(s, (pid_t)tid, p))
-		return;
+		goto out;
 	proc_event(&ev, p->mm == parent->mm ? MAPTAP_EV_CLONE : MAPTAP_EV_FORK,
 		   parent->pid, (pid_t)ptid, time);
 	ev.child = (pid_t)pid;
 	ev.path = p->exe;
 	mt_emit(s, &ev);
 	if (p->mm != parent->mm) {
-		/* The child's mm is the parent's at the fork, which is the
-		 * parent's model here in the merged order of the records. */
+		/* The child's mm is the parent's at the copy (fork_point()),
+		 * or at the FORK record without the lock's records; the
+		 * parent's model now only when neither was taken. */
+		if (!img)
+			img = fork_image(s, parent->mm);
 		maptap_vma_buf_clear(&s->buf2);
-		maptap_mm_foreach(parent->mm->model, 0, MT_TOP, copy_vma,
-				  &s->buf2);
+		if (img)
+			maptap_mm_foreach(img, 0, MT_TOP, copy_vma, &s->buf2);
 		maptap_vma_buf_finish(&s->buf2);
-		if (parent->mm->perf_dontcopy)
-			drop_dontcopy(s, parent->mm);
 		p->mm->brk = parent->mm->brk;
 		/* and its start_stack (mt_check_main_stack()) */
 		p->mm->stack_addr = parent->mm->stack_addr;
@@ -2702,6 +2753,8 @@ static void new_process(struct maptap_session *s, uint32_t pid,
 				 &h, mt_emit_cb, s);
 	}
 	mt_ready(s, p, (pid_t)pid, MAPTAP_READY_FORK);
+out:
+	maptap_mm_free(img);
 }
 
 /* T's pending FORK record, with what its task_newtask said (SHARED as
@@ -2710,10 +2763,12 @@ static void fork_done(struct maptap_session *s, struct mt_thread *t,
 		      int shared)
 {
 	uint32_t pid = t->perf_fork.pid;
+	struct maptap_mm *img = t->perf_fork.image;
 
 	t->perf_fork.pid = 0;
+	t->perf_fork.image = NULL;
 	new_process(s, pid, t->perf_fork.ppid, t->perf_fork.tid,
-		    t->perf_fork.ptid, t->perf_fork.time, shared);
+		    t->perf_fork.ptid, t->perf_fork.time, shared, img);
 }
 
 /* Pending FORK records whose task_newtask cannot come any more, or all
@@ -2770,6 +2825,7 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 	uint32_t pid, ppid, tid, ptid;
 	struct mt_proc *parent;
 	struct mt_thread *pt;
+	struct maptap_mm *img;
 
 	if (len < 24)
 		return;
@@ -2796,15 +2852,25 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 		}
 		return;
 	}
+	/* Its clone call made its task; the image, if any, is this
+	 * child's (fork_point()) */
+	img = pt ? pt->perf_fork_image : NULL;
+	if (pt) {
+		pt->perf_clone_ns = 0;
+		pt->perf_fork_image = NULL;
+	}
 	if (pid == ppid) {	/* a new thread */
+		maptap_mm_free(img);
 		if (mt_thread_find(s, (pid_t)tid))
 			return;
 		if (perf_thread_add(s, (pid_t)tid, parent))
 			thread_event(s, parent, ptid, tid, time);
 		return;
 	}
-	if (mt_proc_find(s, (pid_t)pid))
+	if (mt_proc_find(s, (pid_t)pid)) {
+		maptap_mm_free(img);
 		return;
+	}
 	/* The kernel writes the creator's task_newtask, whose clone_flags
 	 * say whether the child shares the mm, just after this record
 	 * (copy_process()), and the child runs only after both: wait for
@@ -2812,6 +2878,14 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 	if (s->perf->newtask_id > 0 && pt) {
 		if (pt->perf_fork.pid)
 			fork_done(s, pt, -1);
+		/* Without the lock's records (fork_point()), the child's
+		 * image is the model at this record, not at its
+		 * task_newtask: the records between are not the child's
+		 * (they came after dup_mmap(), which is before this). */
+		if (!img && !pt->perf_clone_vm && parent->ready &&
+		    time >= parent->perf_since)
+			img = fork_image(s, parent->mm);
+		pt->perf_fork.image = img;
 		pt->perf_fork.pid = pid;
 		pt->perf_fork.ppid = ppid;
 		pt->perf_fork.tid = tid;
@@ -2820,7 +2894,7 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 		s->perf->forks_pending++;
 		return;
 	}
-	new_process(s, pid, ppid, tid, ptid, time, -1);
+	new_process(s, pid, ppid, tid, ptid, time, -1, img);
 }
 
 static void forget_proc_threads(struct maptap_session *s, struct mt_proc *p,

@@ -109,6 +109,8 @@ void mt_thread_del(struct maptap_session *s, struct mt_thread *t)
 	mt_ustack_free(t->ustack);
 	mt_perf_stack_free(t->perf_stack);
 	mt_perf_dup_free(&t->perf_dup);
+	maptap_mm_free(t->perf_fork_image);
+	maptap_mm_free(t->perf_fork.image);
 	free(t);
 }
 
@@ -227,6 +229,8 @@ void mt_thread_table_free(struct maptap_session *s)
 			mt_ustack_free(t->ustack);
 			mt_perf_stack_free(t->perf_stack);
 			mt_perf_dup_free(&t->perf_dup);
+			maptap_mm_free(t->perf_fork_image);
+			maptap_mm_free(t->perf_fork.image);
 			free(t);
 		}
 	}

@@ -203,6 +203,15 @@ struct mt_thread {
 					 * (call) entered */
 	bool perf_clone_vm;		/* perf: its last vfork/clone shares
 					 * the mm */
+	uint64_t perf_clone_ns;		/* perf: when its clone, fork or
+					 * vfork call entered, until its
+					 * FORK record or its next call; 0
+					 * none in flight */
+	struct maptap_mm *perf_fork_image;	/* perf: what the child of
+						 * that call got, taken at
+						 * the mm's copy (perf_
+						 * source.c, fork_point());
+						 * NULL not taken */
 	bool perf_clone_armed;		/* perf: its events were opened at
 					 * an attach and no clone entry of
 					 * it was read since: a FORK record
@@ -213,6 +222,8 @@ struct mt_thread {
 					 * says if it shares the mm */
 		uint32_t pid, ppid, tid, ptid;	/* pid 0: none */
 		uint64_t time;
+		struct maptap_mm *image;	/* what the child got
+						 * (perf_fork_image); NULL */
 	} perf_fork;
 	struct mt_perf_dup perf_dup;	/* perf: the source its records
 					 * count from (perf_dedup.c) */
