@@ -1611,7 +1611,13 @@ static int count_vma(const struct maptap_vma *v, void *arg)
  * rw-p like it, was no difference, so the munmap was not applied first;
  * its exit then unmapped the new page, and the mmap's own munmap
  * unmapped one page less (perfmode.py's mapstorm: 12,770-12,777 pages
- * logged for 12,776 in about 1 run in 8 with two storms at once). */
+ * logged for 12,776 in about 1 run in 8 with two storms at once).  An
+ * ordered madvise(MADV_DONTFORK or MADV_DOFORK) that ran before sets
+ * its mark here (dontcopy()); at its exit, after this mapping, the mark
+ * would cover a new VMA that the kernel never marked.
+ *
+ * fork_point() calls it too, with the whole address space and SELF the
+ * forking thread: what ran before dup_mmap()'s copy is in the child. */
 static void pending_unmaps(struct maptap_session *s, struct mt_proc *p,
 			   struct mt_thread *self, uint64_t lo, uint64_t hi,
 			   uint64_t time, bool ordered)
@@ -1628,6 +1634,23 @@ static void pending_unmaps(struct maptap_session *s, struct mt_proc *p,
 		    !o->call || o->proc->mm != p->mm ||
 		    lock_orders(s->perf, o) != ordered)
 			continue;
+		if (ordered && o->call->nr == SYS_madvise &&
+		    (o->args[2] == MADV_DONTFORK ||
+		     o->args[2] == MADV_DOFORK)) {
+			/* It ran before: its mark now, which its exit
+			 * would set after this mapping (which ends a mark
+			 * where it lands) or this fork's copy (whose child
+			 * dup_mmap() gave the marked VMAs or not). */
+			a = PAGE_DOWN(o->args[0]);
+			b = PAGE_UP(o->args[0] + o->args[1]);
+			if (o->perf_lock_ns && !o->reported && a < hi &&
+			    lo < b) {
+				dontcopy(p->mm, a, b,
+					 o->args[2] == MADV_DONTFORK);
+				o->reported = true;
+			}
+			continue;
+		}
 		/* With the lock's records the order is exact: a sibling's
 		 * munmap or mprotect that took the mm's lock before this
 		 * mapping (which holds the same lock) has run, and is
@@ -2249,6 +2272,7 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 	/* ENOMEM: a hole in the range, the advice taken where it is
 	 * mapped (madvise(2)) */
 	if (sc->nr == SYS_madvise && (ret == 0 || ret == -ENOMEM) &&
+	    !t->reported &&	/* marked already (pending_unmaps()) */
 	    (t->args[2] == MADV_DONTFORK || t->args[2] == MADV_DOFORK))
 		dontcopy(p->mm, PAGE_DOWN(t->args[0]),
 			 PAGE_UP(t->args[0] + t->args[1]),

@@ -5,7 +5,8 @@
  * Two sibling threads change pages of their own, over and over, while
  * the main thread forks NFORKS children one after the other: munmap
  * and a MAP_FIXED mmap of one page, mprotect of another there and back,
- * MADV_DONTFORK and MADV_DOFORK of a third.  Each child writes its
+ * MADV_DONTFORK and MADV_DOFORK of a third, which the other thread
+ * maps anew (MAP_FIXED, which ends the mark).  Each child writes its
  * /proc/self/maps to MAPS_FILE.PID and exits at once (before a tracer
  * that reads late can look at it); at the end the parent writes its own
  * to MAPS_FILE.  Each log replayed must give its process's file.  With
@@ -25,6 +26,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,10 +41,12 @@
 #define NBALLAST 100
 
 static atomic_int go, stop;
+static char *region[NSIB];
 
 static void *sibling(void *arg)
 {
-	char *r = arg;
+	int me = (int)(intptr_t)arg;
+	char *r = region[me], *o = region[(me + 1) % NSIB];
 
 	while (!atomic_load(&go))
 		usleep(1000);
@@ -54,6 +58,10 @@ static void *sibling(void *arg)
 		mprotect(r, PG, PROT_READ | PROT_WRITE);
 		madvise(r + 3 * PG, PG, MADV_DONTFORK);
 		madvise(r + 3 * PG, PG, MADV_DOFORK);
+		/* a new mapping over the other thread's marked page:
+		 * not marked, whichever madvise came last before it */
+		mmap(o + 3 * PG, PG, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 		usleep(50);
 	}
 	return NULL;
@@ -80,14 +88,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < NSIB; i++) {
 		/* 5 pages and a hole after them, so that the regions of
 		 * the two threads never merge */
-		char *r = mmap(NULL, 6 * PG, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (r == MAP_FAILED || munmap(r + 5 * PG, PG))
+		region[i] = mmap(NULL, 6 * PG, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (region[i] == MAP_FAILED || munmap(region[i] + 5 * PG, PG))
 			t_die("mmap");
-		if (pthread_create(&th[i], NULL, sibling, r))
-			t_die("pthread_create");
 	}
+	for (i = 0; i < NSIB; i++)
+		if (pthread_create(&th[i], NULL, sibling, (void *)(intptr_t)i))
+			t_die("pthread_create");
 	if (argc > 3 && strcmp(argv[3], "wait") == 0) {
 		printf("ready %d\n", (int)getpid());
 		fflush(stdout);
