@@ -1365,6 +1365,7 @@ static struct maptap_mm *fork_image(struct maptap_session *s,
 static void fork_point(struct maptap_session *s, struct mt_proc *p,
 		       struct mt_thread *t, uint64_t time);
 static void dontcopy(struct mt_mm *mm, uint64_t lo, uint64_t hi, bool on);
+static void read_dontcopy(struct mt_proc *p);
 
 /* Where the model's changes go: nowhere while P's image is being built
  * by its execve (from its COMM record to its exit record), which the
@@ -1983,10 +1984,12 @@ static int shift_vma(const struct maptap_vma *v, void *arg)
 
 /* Mark [LO, HI) of MM as MADV_DONTFORK'd (ON) or not.  A fork child
  * gets every VMA of its parent but those (VM_DONTCOPY: dup_mmap(),
- * kernel/fork.c), and no read tells which they are (/proc/PID/maps
- * shows no flags): the madvise records say, in their order, and a
- * mapping made or unmapped over a range ends its mark (new_process()).
- * The marks are a model of their own, with no events. */
+ * kernel/fork.c), and neither /proc/PID/maps nor PROCMAP_QUERY shows
+ * the flag: the madvise records say, in their order, and a mapping
+ * made or unmapped over a range ends its mark (new_process()); what
+ * was marked before the records began is read from smaps
+ * (read_dontcopy()).  The marks are a model of their own, with no
+ * events. */
 static void dontcopy(struct mt_mm *mm, uint64_t lo, uint64_t hi, bool on)
 {
 	struct maptap_vma v;
@@ -2001,6 +2004,62 @@ static void dontcopy(struct mt_mm *mm, uint64_t lo, uint64_t hi, bool on)
 	v.name = "";	/* the model copies name_len bytes of it */
 	maptap_mm_update(mm->perf_dontcopy, lo, hi, &v, on ? 1 : 0, NULL,
 			 NULL, NULL);
+}
+
+/* Whether smaps' VmFlags line LINE has the flag "dc" (VM_DONTCOPY):
+ * two letters a flag, each followed by a space (show_smap_vma_flags(),
+ * fs/proc/task_mmu.c). */
+static bool flags_dc(const char *line)
+{
+	const char *f;
+
+	for (f = line + 8; (f = strstr(f, " dc")); f += 3)
+		if (f[3] == ' ' || f[3] == '\n' || !f[3])
+			return true;
+	return false;
+}
+
+/* The marks of P's mm as the kernel has them now, from the VmFlags of
+ * /proc/PID/smaps (the only place that shows VM_DONTCOPY).  A mark made
+ * before maptap's records began -- before an attach, or while records
+ * were lost -- has no madvise record: a child forked after an attach
+ * to a process that had marked a page was given the page (its log had
+ * a page its maps did not).  Read with the full read of an attach or a
+ * resync after lost records, whose time the records after it count
+ * from (p->perf_since).  smaps walks the page tables of every VMA, so
+ * only then: the records keep the marks. */
+static void read_dontcopy(struct mt_proc *p)
+{
+	unsigned long long a, b, lo = 0, hi = 0;
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	bool have = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)p->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	maptap_mm_free(p->mm->perf_dontcopy);
+	p->mm->perf_dontcopy = NULL;
+	while (getline(&line, &cap, f) > 0) {
+		/* a VMA's first line: "START-END PERMS ..." (a field's
+		 * line may begin with hex letters: "FilePmdMapped:") */
+		if (sscanf(line, "%llx-%llx ", &a, &b) == 2 &&
+		    strchr(line, ' ') > strchr(line, '-')) {
+			lo = a;
+			hi = b;
+			have = true;
+			continue;
+		}
+		if (have && strncmp(line, "VmFlags:", 8) == 0) {
+			if (flags_dc(line))
+				dontcopy(p->mm, lo, hi, true);
+			have = false;
+		}
+	}
+	free(line);
+	fclose(f);
 }
 
 struct dc_move {
@@ -3642,6 +3701,7 @@ static void after_batch(struct maptap_session *s, uint64_t now)
 				continue;
 			p->perf_since = mt_now_ns();
 			resync_full(s, p);
+			read_dontcopy(p);
 		}
 		return;
 	}
@@ -3934,6 +3994,7 @@ int mt_perf_attach(struct maptap_session *s, pid_t pid, bool *fallback)
 		return mt_error(s, err, "cannot read the maps of process %d: %s",
 				(int)pid, strerror(-err));
 	}
+	read_dontcopy(p);
 	mt_ready(s, p, pid, MAPTAP_READY_ATTACH);
 	return 0;
 }

@@ -173,6 +173,31 @@ for ev in ("perf", "ptrace"):
         else:
             t.ok(False, "%s: pid %s wrote its maps" % (name, pid))
 
+# The same pages marked before an attach: no madvise record says so, and
+# the children were given them (their logs had 5 and 4 pages their maps
+# did not).
+# The marks are read from smaps at the attach (VmFlags "dc").
+for ev in ("perf", "ptrace"):
+    maps = os.path.join(t.tmpdir(), "dontfork-x-%s.maps" % ev)
+    t.EVENTS = ev
+    try:
+        r, parent, status = t.attach_run([dontfork, maps, "wait"])
+    finally:
+        t.EVENTS = "perf"
+    name = "dontfork, marked before the attach (%s -x)" % ev
+    t.eq((status, r.status), (0, 0), name + ": exit status 0")
+    kids = [e["child"] for e in r.find("fork", pid=parent)]
+    t.eq(len(kids), 2, name + ": two children")
+    for pid in [parent] + kids:
+        own = maps if pid == parent else "%s.%d" % (maps, pid)
+        if os.path.exists(own):
+            t.check_replay(r, pid, own, "%s: pid %s's log replays into "
+                           "its own final maps" % (name,
+                                                   "parent" if pid == parent
+                                                   else "child %d" % pid))
+        else:
+            t.ok(False, "%s: pid %s wrote its maps" % (name, pid))
+
 # -- 3. attach to a running process; it runs on after the detach ------
 busy = t.build("t_busy")
 ref = subprocess.run([busy], input="go\n", stdout=subprocess.PIPE, text=True,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* t_dontfork.c -- fork children of a process with MADV_DONTFORK pages.
  *
- * Usage: t_dontfork MAPS_FILE
+ * Usage: t_dontfork MAPS_FILE [wait]
  * Maps 6 pages and marks the second MADV_DONTFORK; marks a page of its
  * own, moves it with mremap (the mark goes with it) and grows it in
  * place (the new part is marked too); unmaps a marked page and maps a
@@ -13,10 +13,14 @@
  * (MADV_DOFORK), forks a second such child, and writes its own maps to
  * MAPS_FILE.  Each log replayed must give its process's file: the
  * first child lacks the marked pages, the second only the moved one.
+ * With "wait" it prints "ready PID" once every page is marked and waits
+ * for a line on stdin (an attach) before the first fork: a tracer that
+ * came later knows of no madvise call.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -77,6 +81,14 @@ int main(int argc, char **argv)
 		t_die("mmap z");
 	if (madvise(z, 3 * PG, MADV_DONTFORK) == 0 || errno != ENOMEM)
 		t_die("madvise over a hole did not fail with ENOMEM");
+	if (argc > 2 && strcmp(argv[2], "wait") == 0) {
+		char line[16];
+
+		printf("ready %d\n", (int)getpid());
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			t_die("stdin");
+	}
 	child_dump(argv[1]);
 	if (madvise(p + PG, PG, MADV_DOFORK))
 		t_die("madvise");
