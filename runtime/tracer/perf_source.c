@@ -1366,6 +1366,9 @@ static void fork_point(struct maptap_session *s, struct mt_proc *p,
 		       struct mt_thread *t, uint64_t time);
 static void dontcopy(struct mt_mm *mm, uint64_t lo, uint64_t hi, bool on);
 static void read_dontcopy(struct mt_proc *p);
+static void prefork_exit(struct maptap_session *s, struct mt_thread *t,
+			 const struct maptap_syscall *sc, uint64_t time,
+			 uint64_t lo, uint64_t hi);
 
 /* Where the model's changes go: nowhere while P's image is being built
  * by its execve (from its COMM record to its exit record), which the
@@ -2325,7 +2328,16 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 		return;
 	s->stats.map_calls++;
 	if (sc->range == MAPTAP_RANGE_BRK) {
+		uint64_t old = p->mm->brk;
+
 		apply_brk(s, p, t->tid, sc, time, ret);
+		if (t->perf_prefork && old && ret > 0)
+			prefork_exit(s, t, sc, time,
+				     PAGE_UP(old < (uint64_t)ret ?
+					     old : (uint64_t)ret),
+				     PAGE_UP(old < (uint64_t)ret ?
+					     (uint64_t)ret : old));
+		t->perf_prefork = 0;
 		return;
 	}
 	/* ENOMEM: a hole in the range, the advice taken where it is
@@ -2363,6 +2375,18 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 				PAGE_UP(t->args[1]), (uint64_t)ret,
 				PAGE_UP(t->args[2]));
 		apply_mremap(s, p, t, sc, time, (uint64_t)ret);
+		if (t->perf_prefork) {
+			uint64_t a = PAGE_DOWN(t->args[0]);
+			uint64_t olen = PAGE_UP(t->args[1]);
+			uint64_t nlen = PAGE_UP(t->args[2]);
+
+			prefork_exit(s, t, sc, time, a,
+				     a + (olen > nlen ? olen : nlen));
+			if ((uint64_t)ret != a)
+				prefork_exit(s, t, sc, time, (uint64_t)ret,
+					     (uint64_t)ret + nlen);
+			t->perf_prefork = 0;
+		}
 		return;
 	}
 	if (sc->nr == SYS_madvise || sc->range == MAPTAP_RANGE_PRCTL) {
@@ -2668,6 +2692,7 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 		}
 		t->perf_exec = false;	/* a failed execve is over */
 		t->perf_clone_ns = 0;	/* and a clone */
+		t->perf_prefork = 0;
 		memset(t->args, 0, sizeof(t->args));
 		memcpy(t->args, raw + 16, (n > 6 ? 6 : n) * 8);
 		t->call = sc;
@@ -2758,10 +2783,105 @@ fail:
 static void fork_point(struct maptap_session *s, struct mt_proc *p,
 		       struct mt_thread *t, uint64_t time)
 {
+	size_t i;
+
 	if (!p->ready || time < p->perf_since)
 		return;
 	pending_unmaps(s, p, t, 0, MT_TOP, time, true);
 	t->perf_fork_image = fork_image(s, p->mm);
+	t->perf_fork_ns = time;
+	/* A sibling's mremap or brk that ran before the copy says what
+	 * it changed only at its exit (the new address, the new break):
+	 * then (prefork_exit()). */
+	for (i = 0; i < s->threads.cap; i++) {
+		struct mt_thread *o = mt_thread_at(s, i);
+
+		if (!o || o == t || !o->call || o->proc->mm != p->mm ||
+		    !lock_orders(s->perf, o) || !o->perf_lock_ns ||
+		    (o->call->range != MAPTAP_RANGE_MREMAP &&
+		     o->call->range != MAPTAP_RANGE_BRK))
+			continue;
+		o->perf_prefork = t->tid;
+		o->perf_prefork_ns = time;
+	}
+}
+
+struct dc_in {
+	struct maptap_mm *m;
+	uint64_t lo, hi;
+};
+
+/* dc_cut() within [lo, hi) only */
+static int dc_cut_in(const struct maptap_vma *v, void *arg)
+{
+	struct dc_in *c = arg;
+	uint64_t a = v->start > c->lo ? v->start : c->lo;
+	uint64_t b = v->end < c->hi ? v->end : c->hi;
+
+	if (a >= b)
+		return 0;
+	return maptap_mm_update(c->m, a, b, NULL, 0, NULL, NULL, NULL);
+}
+
+/* Thread T's call (mremap, brk) took the mm's lock before the copy of
+ * a fork (fork_point(), by thread T->perf_prefork) and has now ended:
+ * the child has what it changed in [LO, HI), which the image taken at
+ * the copy did not.  The parent's model there, now that the call is
+ * applied, without its MADV_DONTFORK pages, goes into that image, or
+ * into the child's model (with events, in T's name) when the child
+ * was made already.  A limit: a change to the range after the copy and
+ * before this exit (by the child, or by another thread of the parent)
+ * is copied too, or overwritten. */
+static void prefork_exit(struct maptap_session *s, struct mt_thread *t,
+			 const struct maptap_syscall *sc, uint64_t time,
+			 uint64_t lo, uint64_t hi)
+{
+	struct mt_thread *ft = mt_thread_find(s, t->perf_prefork);
+	uint64_t ns = t->perf_prefork_ns;
+	struct maptap_mm *dst = NULL, *m;
+	struct mt_proc *c = NULL;
+	struct maptap_mm_hint h;
+	struct dc_in cut;
+
+	if (!ft || lo >= hi)
+		return;
+	if (ft->perf_fork_image && ft->perf_fork_ns == ns)
+		dst = ft->perf_fork_image;
+	else if (ft->perf_fork.image && ft->perf_fork.image_ns == ns)
+		dst = ft->perf_fork.image;
+	else if (ft->perf_child && ft->perf_child_ns == ns)
+		c = mt_proc_find(s, ft->perf_child);
+	if (c && (c->mm == t->proc->mm || !c->ready))
+		c = NULL;
+	if (!dst && !c)
+		return;
+	m = maptap_mm_new();
+	if (!m)
+		return;
+	maptap_vma_buf_clear(&s->buf2);
+	if (maptap_mm_foreach(t->proc->mm->model, lo, hi, copy_vma,
+			      &s->buf2) == 0) {
+		maptap_vma_buf_finish(&s->buf2);
+		maptap_mm_update(m, lo, hi, s->buf2.v, s->buf2.n, NULL, NULL,
+				 NULL);
+		cut = (struct dc_in){ m, lo, hi };
+		if (t->proc->mm->perf_dontcopy)
+			maptap_mm_foreach(t->proc->mm->perf_dontcopy, lo, hi,
+					  dc_cut_in, &cut);
+		maptap_vma_buf_clear(&s->buf2);
+		maptap_mm_foreach(m, lo, hi, copy_vma, &s->buf2);
+		maptap_vma_buf_finish(&s->buf2);
+		if (dst) {
+			maptap_mm_update(dst, lo, hi, s->buf2.v, s->buf2.n,
+					 NULL, NULL, NULL);
+		} else {
+			hint_of(&h, c, t->tid, sc, time);
+			maptap_mm_update(c->mm->model, lo, hi, s->buf2.v,
+					 s->buf2.n, &h, mt_emit_cb, s);
+			touch(s->perf, c, lo, hi);
+		}
+	}
+	maptap_mm_free(m);
 }
 
 /* Process PID (first thread TID) made by thread PTID of process PPID at
@@ -2770,10 +2890,12 @@ static void fork_point(struct maptap_session *s, struct mt_proc *p,
  * clone(CLONE_VM) entry, and for clone3 (its flags are in memory) the
  * kernel, while both still run (docs/tracer.md, "Limits of perf
  * mode").  IMG, taken over and freed: what a fork child got
- * (fork_point(), on_fork()); NULL, the parent's model now. */
+ * (fork_point(), on_fork()); NULL, the parent's model now.  IMG_NS: the
+ * time of its copy (fork_point()), or 0. */
 static void new_process(struct maptap_session *s, uint32_t pid,
 			uint32_t ppid, uint32_t tid, uint32_t ptid,
-			uint64_t time, int shared, struct maptap_mm *img)
+			uint64_t time, int shared, struct maptap_mm *img,
+			uint64_t img_ns)
 {
 	struct maptap_event ev;
 	struct maptap_mm_hint h;
@@ -2834,6 +2956,13 @@ static void new_process(struct maptap_session *s, uint32_t pid,
 		h.snapshot = true;
 		maptap_mm_update(p->mm->model, 0, MT_TOP, s->buf2.v, s->buf2.n,
 				 &h, mt_emit_cb, s);
+		/* for a sibling's call that the copy came after, whose
+		 * exit is still to come (prefork_exit()) */
+		pt = mt_thread_find(s, (pid_t)ptid);
+		if (pt && img_ns) {
+			pt->perf_child = (pid_t)pid;
+			pt->perf_child_ns = img_ns;
+		}
 	}
 	mt_ready(s, p, (pid_t)pid, MAPTAP_READY_FORK);
 out:
@@ -2851,7 +2980,8 @@ static void fork_done(struct maptap_session *s, struct mt_thread *t,
 	t->perf_fork.pid = 0;
 	t->perf_fork.image = NULL;
 	new_process(s, pid, t->perf_fork.ppid, t->perf_fork.tid,
-		    t->perf_fork.ptid, t->perf_fork.time, shared, img);
+		    t->perf_fork.ptid, t->perf_fork.time, shared, img,
+		    t->perf_fork.image_ns);
 }
 
 /* Pending FORK records whose task_newtask cannot come any more, or all
@@ -2909,6 +3039,7 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 	struct mt_proc *parent;
 	struct mt_thread *pt;
 	struct maptap_mm *img;
+	uint64_t img_ns;
 
 	if (len < 24)
 		return;
@@ -2938,6 +3069,7 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 	/* Its clone call made its task; the image, if any, is this
 	 * child's (fork_point()) */
 	img = pt ? pt->perf_fork_image : NULL;
+	img_ns = img ? pt->perf_fork_ns : 0;
 	if (pt) {
 		pt->perf_clone_ns = 0;
 		pt->perf_fork_image = NULL;
@@ -2969,6 +3101,7 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 		    time >= parent->perf_since)
 			img = fork_image(s, parent->mm);
 		pt->perf_fork.image = img;
+		pt->perf_fork.image_ns = img_ns;
 		pt->perf_fork.pid = pid;
 		pt->perf_fork.ppid = ppid;
 		pt->perf_fork.tid = tid;
@@ -2977,7 +3110,7 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 		s->perf->forks_pending++;
 		return;
 	}
-	new_process(s, pid, ppid, tid, ptid, time, -1, img);
+	new_process(s, pid, ppid, tid, ptid, time, -1, img, img_ns);
 }
 
 static void forget_proc_threads(struct maptap_session *s, struct mt_proc *p,

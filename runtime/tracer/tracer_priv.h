@@ -212,6 +212,17 @@ struct mt_thread {
 						 * the mm's copy (perf_
 						 * source.c, fork_point());
 						 * NULL not taken */
+	uint64_t perf_fork_ns;		/* perf: the time of that copy
+					 * (fork_point()); 0 none */
+	pid_t perf_child;		/* perf: the last child it forked
+					 * from such an image, made at */
+	uint64_t perf_child_ns;		/* that copy's time */
+	pid_t perf_prefork;		/* perf: the thread whose fork copied
+					 * the mm after its pending call took
+					 * the lock, when that call's change
+					 * is known only at its exit (mremap,
+					 * brk: prefork_exit()); 0 none */
+	uint64_t perf_prefork_ns;	/* the time of that copy */
 	bool perf_clone_armed;		/* perf: its events were opened at
 					 * an attach and no clone entry of
 					 * it was read since: a FORK record
@@ -224,6 +235,7 @@ struct mt_thread {
 		uint64_t time;
 		struct maptap_mm *image;	/* what the child got
 						 * (perf_fork_image); NULL */
+		uint64_t image_ns;		/* its perf_fork_ns */
 	} perf_fork;
 	struct mt_perf_dup perf_dup;	/* perf: the source its records
 					 * count from (perf_dedup.c) */

@@ -5,13 +5,15 @@
  * Two sibling threads change pages of their own, over and over, while
  * the main thread forks NFORKS children one after the other: munmap
  * and a MAP_FIXED mmap of one page, mprotect of another there and back,
- * MADV_DONTFORK and MADV_DOFORK of a third, which the other thread
- * maps anew (MAP_FIXED, which ends the mark).  Each child writes its
- * /proc/self/maps to MAPS_FILE.PID and exits at once (before a tracer
- * that reads late can look at it); at the end the parent writes its own
- * to MAPS_FILE.  Each log replayed must give its process's file.  With
- * "wait", once its threads are made, it prints "ready PID" and waits for
- * a line on stdin before any of them begins (an attach).
+ * MADV_DONTFORK and MADV_DOFORK of a third, which the other thread maps
+ * anew (MAP_FIXED, which ends the mark), an mremap of a fourth
+ * (read-only, apart) into the page after it and back.  Each child
+ * writes its /proc/self/maps to MAPS_FILE.PID and exits at once (before
+ * a tracer that reads late can look at it); at the end the parent
+ * writes its own to MAPS_FILE.  Each log replayed must give its
+ * process's file.  With "wait", once its threads are made, it prints
+ * "ready PID" and waits for a line on stdin before any of them begins
+ * (an attach).
  *
  * A child has the mm as dup_mmap() (kernel/fork.c) copied it, under the
  * mm's write lock; its FORK record and task_newtask come later, at the
@@ -62,6 +64,10 @@ static void *sibling(void *arg)
 		 * not marked, whichever madvise came last before it */
 		mmap(o + 3 * PG, PG, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		/* the fifth page grows into the hole and back, in place:
+		 * known only at the exit */
+		mremap(r + 4 * PG, PG, 2 * PG, 0);
+		mremap(r + 4 * PG, 2 * PG, PG, 0);
 		usleep(50);
 	}
 	return NULL;
@@ -87,10 +93,12 @@ int main(int argc, char **argv)
 			t_die("mprotect ballast");
 	for (i = 0; i < NSIB; i++) {
 		/* 5 pages and a hole after them, so that the regions of
-		 * the two threads never merge */
+		 * the two threads never merge; the fifth read-only, so
+		 * that it stays a VMA of its own when it grows */
 		region[i] = mmap(NULL, 6 * PG, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (region[i] == MAP_FAILED || munmap(region[i] + 5 * PG, PG))
+		if (region[i] == MAP_FAILED || munmap(region[i] + 5 * PG, PG) ||
+		    mprotect(region[i] + 4 * PG, PG, PROT_READ))
 			t_die("mmap");
 	}
 	for (i = 0; i < NSIB; i++)
