@@ -1422,6 +1422,10 @@ static void exec_snapshot(struct maptap_session *s, struct mt_proc *p,
 static void resync_full(struct maptap_session *s, struct mt_proc *p)
 {
 	exec_snapshot(s, p, mt_now_ns());
+	/* The break seen last may be older than the read (a brk's record
+	 * lost): the next shrink takes the old one from the heap read
+	 * (apply_brk()). */
+	p->mm->brk = 0;
 	if (mt_refresh_full(s, p, p->pid, false) == 0)
 		s->stats.resyncs++;
 }
@@ -1945,10 +1949,32 @@ static void on_mmap2(struct maptap_session *s, const uint8_t *r, size_t len,
 	s->stats.map_calls++;
 }
 
+/* The end of the [heap] that the model of MM has from ADDR up, its
+ * pieces (an mprotect of part of it splits it) taken together; ADDR
+ * when it has none there. */
+static uint64_t heap_end(const struct mt_mm *mm, uint64_t addr)
+{
+	const struct maptap_vma *v;
+
+	while ((v = maptap_mm_find(mm->model, addr)) &&
+	       v->kind == MAPTAP_VMA_HEAP)
+		addr = v->end;
+	return addr;
+}
+
 /* brk(2) returned RET, the new break.  Growing, the kernel gave a
  * PERF_RECORD_MMAP2 of the heap, taken as [heap] (on_mmap2()); shrinking
- * gives none: the pages between the new break and the last one seen are
- * gone.  Before any break is seen (an attach), a read of the range. */
+ * gives none: the kernel unmaps from the new break to the old one, both
+ * page-aligned (brk() in mm/mmap.c: do_vmi_align_munmap() of
+ * [PAGE_ALIGN(brk), PAGE_ALIGN(mm->brk))).  The old break is the last
+ * one seen.  None is after an attach or a whole read: the old break is
+ * then where the model's heap ends, above the new one (the end of a
+ * [heap] VMA is its page-aligned break: fs/proc/task_mmu.c names
+ * [heap] what vma_is_initial_heap() says is below it).  Skipped there,
+ * a shrink that was an attached process's first brk left the pages it
+ * freed in the model for good (the log replayed them as mapped, 3
+ * attaches in 3; ptrace mode reads the range: refresh.c,
+ * brk_range()). */
 static void apply_brk(struct maptap_session *s, struct mt_proc *p, pid_t tid,
 		      const struct maptap_syscall *sc, uint64_t time,
 		      int64_t ret)
@@ -1959,7 +1985,9 @@ static void apply_brk(struct maptap_session *s, struct mt_proc *p, pid_t tid,
 	if (ret <= 0)
 		return;
 	p->mm->brk = now;
-	if (!old || PAGE_UP(now) >= PAGE_UP(old))
+	if (!old)
+		old = heap_end(p->mm, PAGE_UP(now));
+	if (PAGE_UP(now) >= PAGE_UP(old))
 		return;
 	hint_of(&h, p, tid, sc, time);
 	h.in_place = true;

@@ -198,6 +198,37 @@ for ev in ("perf", "ptrace"):
         else:
             t.ok(False, "%s: pid %s wrote its maps" % (name, pid))
 
+# -- 2d. an attached process's first brk shrinks its heap -------------
+# No record says the break before an attach: a shrink, whose change has
+# no record of its own, took it for unknown and unmapped nothing (the
+# freed pages stayed in the log, every time); the old break is where the
+# heap ends.  With BPF programs and with tracepoint events.
+brkattach = t.build("t_brkattach")
+for how in ("bpf", "tp"):
+    name = "first brk a shrink (-x, %s)" % how
+    maps = os.path.join(t.tmpdir(), "brkattach-%s.maps" % how)
+    saved = os.environ.get("MAPTAP_PERF_BPF")
+    if how == "tp":
+        os.environ["MAPTAP_PERF_BPF"] = "0"
+    try:
+        r, pid, status = t.attach_run([brkattach, maps],
+                                      extra=["--events=perf"])
+    finally:
+        if saved is None:
+            os.environ.pop("MAPTAP_PERF_BPF", None)
+        else:
+            os.environ["MAPTAP_PERF_BPF"] = saved
+    t.eq((status, r.status), (0, 0), name + ": exit status 0")
+    t.no_verify_diffs(r, name)
+    first = t.reports(r.stdout).get("brk0", (0, 0))
+    up = tuple("%#x" % ((a + 4095) & ~4095) for a in first)
+    t.eq([(e["old"]["end"], e["end"]) for e in r.find("shrink", pid=pid)
+          if e["syscall"] == "brk"][:1], [up],
+         name + ": the first brk's shrink is logged, from the old break "
+         "to the new")
+    t.check_replay(r, pid, maps, name + ": the log replays into the "
+                   "target's own final maps")
+
 # -- 3. attach to a running process; it runs on after the detach ------
 busy = t.build("t_busy")
 ref = subprocess.run([busy], input="go\n", stdout=subprocess.PIPE, text=True,
