@@ -2425,6 +2425,41 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 	apply_read(s, p, t->tid, sc, time, lo, hi, lo2, hi2, false);
 }
 
+/* The exit record of call NR of T, returning RET at TIME, with no entry
+ * record before it: T was in the call when the entries' records came on
+ * -- an attach turns the exits' on first (enable_cw()), a thread's
+ * group's all at once -- or its entry was among records lost.  The
+ * kernel makes the change between the two records, and when the exit
+ * comes after the attach's read began (P->perf_since) the change may
+ * have come after that read, which then lacks it: PROCMAP_QUERY looks
+ * the VMAs up without waiting for the mm's lock (per-VMA locks,
+ * fs/proc/task_mmu.c), so a brk or mprotect that entered before and
+ * waits there for a sibling's MAP_POPULATE makes its change once the
+ * read is over (a brk loop beside such a sibling: the shrink missed in
+ * 2 attaches of 5; dropped, its pages stayed in the model).  A brk's
+ * return value says all it did (apply_brk()).  Any other call's range
+ * is in its entry record only: P is read whole after the round, as
+ * after a lost record (after_batch()), its changes without a call --
+ * that read has other threads' later changes too. */
+static void entryless_exit(struct maptap_session *s, struct mt_thread *t,
+			   int nr, int64_t ret, uint64_t time)
+{
+	const struct maptap_syscall *sc = maptap_syscall_lookup(
+		maptap_syscall_native_arch(), nr);
+	struct mt_proc *p = t->proc;
+
+	/* a call whose exit record was lost is over too */
+	t->call = NULL;
+	if (!sc || sc->cls != MAPTAP_SC_MAP || !p->ready ||
+	    time < p->perf_since)
+		return;
+	s->stats.map_calls++;
+	if (sc->range == MAPTAP_RANGE_BRK)
+		apply_brk(s, p, t->tid, sc, time, ret);
+	else
+		p->perf_reread = true;
+}
+
 static void fork_done(struct maptap_session *s, struct mt_thread *t,
 		      int shared);
 
@@ -2740,11 +2775,14 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 			t->perf_exec = false;
 		return;
 	}
-	if (t->call && t->call->nr == nr && rsize >= 24) {
+	if (rsize >= 24) {
 		int64_t ret;
 
 		memcpy(&ret, raw + 16, 8);
-		call_exit(s, t, ret, time);
+		if (t->call && t->call->nr == nr)
+			call_exit(s, t, ret, time);
+		else
+			entryless_exit(s, t, nr, ret, time);
 	}
 }
 
@@ -3858,6 +3896,7 @@ static void after_batch(struct maptap_session *s, uint64_t now)
 				exec_wait_end(s, p, exe, exe ? strlen(exe) : 0);
 				free(exe);
 			}
+			p->perf_reread = false;
 			if (!p->ready)
 				continue;
 			p->perf_since = mt_now_ns();
@@ -3865,6 +3904,16 @@ static void after_batch(struct maptap_session *s, uint64_t now)
 			read_dontcopy(p);
 		}
 		return;
+	}
+	/* A call's exit alone (entryless_exit()); as above, for P only. */
+	for (p = s->procs; p; p = p->next) {
+		if (!p->perf_reread)
+			continue;
+		p->perf_reread = false;
+		if (!p->ready)
+			continue;
+		p->perf_since = mt_now_ns();
+		resync_full(s, p);
 	}
 	confirm(s, now);
 	/* Not in the middle of an exec (from its COMM record to its

@@ -82,6 +82,8 @@ struct mt_proc {
 					 * enum maptap_ready_why + 1; 0 none */
 	bool perf_in_exec;		/* perf: between the exec's record and
 					 * execve's return: its snapshot */
+	bool perf_reread;		/* perf: to be read whole after this
+					 * round (a call's exit alone) */
 	struct {			/* perf: an exec whose event waits for
 					 * the path of its image (exec_wait()) */
 		bool on;

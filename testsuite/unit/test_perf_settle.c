@@ -72,8 +72,9 @@ struct ctx {
 	int forks, clones;	/* are counted */
 };
 
-/* Have the child run OP ('u' munmap, 'm' mmap MAP_FIXED rw-) on
- * [A, A + LEN); false when it failed. */
+/* Have the child run OP ('u' munmap, 'm' mmap MAP_FIXED rw-, 'p'
+ * mprotect PROT_READ) on [A, A + LEN), or ('b') brk(A); false when it
+ * failed. */
 static bool child_do(struct ctx *c, char op, uint64_t a, uint64_t len)
 {
 	uint64_t m[3] = { (uint64_t)op, a, len };
@@ -96,6 +97,10 @@ static void child(int cmd, int ack)
 					PROT_READ | PROT_WRITE,
 					MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 					-1, 0) == MAP_FAILED)
+			ok = 'n';
+		if (m[0] == 'p' && mprotect((void *)m[1], m[2], PROT_READ))
+			ok = 'n';
+		if (m[0] == 'b' && syscall(SYS_brk, m[1]) != (long)m[1])
 			ok = 'n';
 		if (write(ack, &ok, 1) != 1)
 			break;
@@ -126,10 +131,18 @@ static int on_event(const struct maptap_event *ev, void *arg)
 		c->forks++;
 	if (ev->kind == MAPTAP_EV_CLONE && ev->child == c->child)
 		c->clones++;
-	if ((ev->kind == MAPTAP_EV_UNMAP || ev->kind == MAPTAP_EV_MAP) &&
+	if ((ev->kind == MAPTAP_EV_UNMAP || ev->kind == MAPTAP_EV_MAP ||
+	     ev->kind == MAPTAP_EV_PROTECT) &&
 	    c->n < sizeof(c->v) / sizeof(c->v[0]))
 		c->v[c->n++] = (struct rec){ ev->kind, ev->tid, ev->vma.start,
 					     ev->vma.end, ev->syscall != NULL,
+					     ev->syscall };
+	/* a shrink as the unmap of what it took off */
+	if (ev->kind == MAPTAP_EV_SHRINK &&
+	    c->n < sizeof(c->v) / sizeof(c->v[0]))
+		c->v[c->n++] = (struct rec){ MAPTAP_EV_UNMAP, ev->tid,
+					     ev->vma.end, ev->old.end,
+					     ev->syscall != NULL,
 					     ev->syscall };
 	return 0;
 }
@@ -455,7 +468,7 @@ int main(void)
 	struct mt_proc *p;
 	struct mt_mm *mm;
 	int to[2], from[2], status;
-	uint64_t v[6], t0, t1, p0, resyncs, stack_lo, q;
+	uint64_t v[6], t0, t1, p0, resyncs, stack_lo, q, brk0;
 	char *area, *area2;
 	pid_t pid, tid_t, tid_u, kid;
 	int i, j, gate[2];
@@ -479,6 +492,7 @@ int main(void)
 	if (mprotect((void *)(p0 + PAGE), 4 * PAGE, PROT_READ | PROT_WRITE) ||
 	    mprotect((void *)p0, PAGE, PROT_READ) || pipe(to) || pipe(from))
 		return 1;
+	brk0 = (uint64_t)(uintptr_t)sbrk(0);	/* the child's too */
 	pid = fork();
 	if (pid < 0)
 		return 1;
@@ -904,6 +918,47 @@ int main(void)
 	mt_perf_test_round(s, now_ns(), now_ns());
 	tap_int_eq(pages_by(&c, MAPTAP_EV_UNMAP, "munmap", q, q + 2 * PAGE),
 		   1, "... the page unmapped by the munmap");
+
+	/* 13. Calls in flight at an attach: the exits' records are turned
+	 * on before the entries' (enable_cw()), and a thread that entered
+	 * brk or mprotect before, waiting for the mm's lock, makes its
+	 * change after the attach's read (PROCMAP_QUERY does not wait for
+	 * that lock).  Its exit record comes with no entry before it: it
+	 * was dropped, and the model kept the heap pages a brk freed and
+	 * the rw- page an mprotect made r-- (-x of a brk loop beside a
+	 * thread in MAP_POPULATE: the shrink missed in 2 attaches of 5). */
+	c.n = 0;
+	maptap_session_get_stats(s, &st);
+	resyncs = st.confirm_resyncs + st.verify_diffs;
+	tap_ok(child_do(&c, 'b', brk0 + 8 * PAGE, 0) &&
+	       child_do(&c, 'm', (uint64_t)(uintptr_t)area, 2 * PAGE),
+	       "the child's heap grown by 8 pages, 2 pages mapped");
+	p->perf_since = now_ns();	/* the attach's read */
+	mt_refresh_full(s, p, pid, true);
+	p->mm->brk = 0;			/* as at an attach */
+	c.n = 0;
+	tap_ok(child_do(&c, 'b', brk0 + 3 * PAGE, 0) &&
+	       child_do(&c, 'p', (uint64_t)(uintptr_t)area + PAGE, PAGE),
+	       "after the read: its brk shrinks the heap by 5 pages, its "
+	       "mprotect makes a page read-only");
+	v[0] = brk0 + 3 * PAGE;
+	feed_call(s, "brk", SYS_brk, false, pid, tid_t, now_ns(), v, 1);
+	v[0] = 0;
+	feed_call(s, "mprotect", SYS_mprotect, false, pid, tid_u, now_ns(),
+		  v, 1);
+	rounds(s, 0);
+	tap_int_eq(pages_by(&c, MAPTAP_EV_UNMAP, "brk", brk0, brk0 + 8 * PAGE),
+		   5, "the brk's exit alone: the 5 pages taken off the heap "
+		   "in its name");
+	tap_int_eq(pages(&c, MAPTAP_EV_PROTECT, 0,
+			 (uint64_t)(uintptr_t)area,
+			 (uint64_t)(uintptr_t)area + 2 * PAGE), 1,
+		   "the mprotect's exit alone: its page protected, by a read "
+		   "of the whole mm (no call: its range is unknown)");
+	maptap_session_get_stats(s, &st);
+	tap_int_eq((long long)(st.confirm_resyncs + st.verify_diffs -
+			       resyncs), 0,
+		   "nothing left for a confirmation or --verify");
 
 	maptap_session_free(s);
 	close(c.cmd);
