@@ -3880,12 +3880,21 @@ static void after_batch(struct maptap_session *s, uint64_t now)
 		f->lost = false;
 		f->touched.n = f->suspects.n = 0;
 		/* A clone's entry record may be among the lost: its child
-		 * is followed (on_fork()), the loss said already. */
+		 * is followed (on_fork()), the loss said already.  A call's
+		 * exit record may be among them too, or have been applied
+		 * before an entry that came late: a call held as in flight
+		 * then never ends, and pending_unmaps() applies it again at
+		 * any later mapping over its range (a stale munmap unmapped a
+		 * sibling's new pages, a stale mprotect set its permissions
+		 * on them).  No call is in flight after the read; one that
+		 * is ends with an exit alone (entryless_exit()). */
 		for (i = 0; i < s->threads.cap; i++) {
 			struct mt_thread *t = mt_thread_at(s, i);
 
-			if (t)
+			if (t) {
 				t->perf_clone_armed = false;
+				t->call = NULL;
+			}
 		}
 		for (p = s->procs; p; p = p->next) {
 			/* Its image's record may be among the lost: the
