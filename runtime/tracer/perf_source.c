@@ -1603,6 +1603,63 @@ static int count_vma(const struct maptap_vma *v, void *arg)
 	return 0;
 }
 
+void mt_perf_mremap_src_free(struct mt_thread *t)
+{
+	if (!t->perf_mremap_src)
+		return;
+	maptap_vma_buf_free(t->perf_mremap_src);
+	free(t->perf_mremap_src);
+	t->perf_mremap_src = NULL;
+}
+
+/* Sibling O's mremap took the mm's lock before a mapping over [LO, HI)
+ * of P by SELF (the lock's records order them: pending_unmaps()), so it
+ * has run: what of its old range the mapping takes, the mremap freed
+ * (moved, or cut off in place; mremap_to(), move_vma(), mm/mremap.c).
+ * Its exit record, still to come, moves or cuts the model's old range,
+ * which by then holds the sibling's mapping there: the move carried
+ * that mapping to the new place and unmapped it from the old (a storm
+ * of 250 threads: "model none, kernel rw-p" where a sibling's mmap took
+ * pages an mremap had just moved away, its MMAP2 record written before
+ * the mremap's exit record).  So the old range as the model has it now,
+ * before the mapping, is kept for the exit, and the mapping's range
+ * with it (O->after): apply_mremap().  The part the mapping takes is
+ * unmapped now, in the mremap's name. */
+static void mremap_ran(struct maptap_session *s, struct mt_proc *p,
+		       struct mt_thread *o, const struct mt_thread *self,
+		       uint64_t lo, uint64_t hi, uint64_t time)
+{
+	uint64_t a = PAGE_DOWN(o->args[0]), b = a + PAGE_UP(o->args[1]);
+	struct maptap_mm_hint h;
+
+	if (!o->perf_lock_ns || !(a < hi && lo < b))
+		return;
+	if (!o->perf_mremap_src) {
+		o->perf_mremap_src = calloc(1, sizeof(*o->perf_mremap_src));
+		if (o->perf_mremap_src &&
+		    maptap_mm_foreach(p->mm->model, a, b, copy_vma,
+				      o->perf_mremap_src) != 0)
+			mt_perf_mremap_src_free(o);
+		if (!o->perf_mremap_src) {
+			o->n_after = 5;	/* unknown: its exit reads */
+			return;
+		}
+		maptap_vma_buf_finish(o->perf_mremap_src);
+	}
+	if (o->n_after < 4)
+		o->after[o->n_after] = (struct mt_after){
+			self ? self->tid : p->pid, NULL, lo, hi };
+	o->n_after++;
+	/* Freed by the mremap, in its name, before the mapping's event. */
+	if (lo < a)
+		lo = a;
+	if (hi > b)
+		hi = b;
+	hint_of(&h, o->proc, o->tid, o->call, time);
+	maptap_mm_update(p->mm->model, lo, hi, NULL, 0, &h, mt_emit_cb, s);
+	touch(s->perf, p, lo, hi);
+}
+
 /* A new mapping at [LO, HI) of P, by thread SELF at TIME, where the
  * model still has memory: a sibling's munmap entered before and not yet
  * out freed it (the kernel unmaps between the entry and the exit, and
@@ -1664,6 +1721,10 @@ static void pending_unmaps(struct maptap_session *s, struct mt_proc *p,
 		 * mapping (which holds the same lock) has run, and is
 		 * applied first; one that has not will run after it, and
 		 * is applied at its exit. */
+		if (ordered && o->call->range == MAPTAP_RANGE_MREMAP) {
+			mremap_ran(s, p, o, self, lo, hi, time);
+			continue;
+		}
 		if (ordered) {
 			bool prot = o->call->nr == SYS_mprotect ||
 				    o->call->nr == SYS_pkey_mprotect;
@@ -2227,6 +2288,71 @@ static void apply_advice(struct maptap_session *s, struct mt_proc *p,
  * model: in place, the VMA at the old end grows or the tail goes; moved,
  * the old range's VMAs go to NEW (the old range stays mapped with
  * MREMAP_DONTUNMAP), grown or cut to the new size. */
+/* Push the VMAs of T's mremap's old range within [C->lo, C->hi),
+ * shifted by C->by, into C->buf: as the model had them before a
+ * sibling mapped over them (mremap_ran()), else as it has them. */
+static int mremap_source(struct mt_proc *p, struct mt_thread *t,
+			 struct shift *c)
+{
+	size_t i;
+
+	if (!t->perf_mremap_src)
+		return maptap_mm_foreach(p->mm->model, c->lo, c->hi,
+					 shift_vma, c);
+	for (i = 0; i < t->perf_mremap_src->n; i++) {
+		const struct maptap_vma *v = &t->perf_mremap_src->v[i];
+
+		if (v->start < c->hi && c->lo < v->end && shift_vma(v, c))
+			return -1;
+	}
+	return 0;
+}
+
+/* Push the model's VMAs over what siblings mapped in [LO, HI) after T's
+ * mremap ran (T->after, mremap_ran()), each page once, into BUF: its
+ * exit leaves them where they are. */
+static int mremap_keep(struct mt_proc *p, struct mt_thread *t,
+		       struct maptap_vma_buf *buf, uint64_t lo, uint64_t hi)
+{
+	uint64_t r[4][2], x0, x1;
+	int i, j, n = 0;
+
+	for (i = 0; i < t->n_after && i < 4; i++) {
+		x0 = t->after[i].lo > lo ? t->after[i].lo : lo;
+		x1 = t->after[i].hi < hi ? t->after[i].hi : hi;
+		if (x0 >= x1)
+			continue;
+		for (j = n; j > 0 && r[j - 1][0] > x0; j--) {
+			r[j][0] = r[j - 1][0];
+			r[j][1] = r[j - 1][1];
+		}
+		r[j][0] = x0;
+		r[j][1] = x1;
+		n++;
+	}
+	for (i = 0; i < n; i++) {
+		struct shift c = { buf, r[i][0], r[i][1], 0 };
+
+		/* overlapping ranges: from where the one before ended */
+		if (i && r[i - 1][1] > c.lo)
+			c.lo = r[i - 1][1];
+		if (c.lo < c.hi &&
+		    maptap_mm_foreach(p->mm->model, c.lo, c.hi, shift_vma,
+				      &c) != 0)
+			return -1;
+		if (i && r[i - 1][1] > r[i][1])
+			r[i][1] = r[i - 1][1];
+	}
+	return 0;
+}
+
+static int vma_cmp(const void *x, const void *y)
+{
+	const struct maptap_vma *a = x, *b = y;
+
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
 static void apply_mremap(struct maptap_session *s, struct mt_proc *p,
 			 struct mt_thread *t, const struct maptap_syscall *sc,
 			 uint64_t time, uint64_t new)
@@ -2237,8 +2363,12 @@ static void apply_mremap(struct maptap_session *s, struct mt_proc *p,
 	struct maptap_mm_hint h;
 	bool dontunmap = t->args[3] & 4;	/* MREMAP_DONTUNMAP */
 
+	size_t nsrc;
+
 	hint_of(&h, p, t->tid, sc, time);
 	maptap_vma_buf_clear(&s->buf2);
+	if (t->n_after > 4)	/* siblings' mappings not kept */
+		goto read;
 	if (new == a) {
 		/* In place: what stays, the VMA at the end grown or cut, over
 		 * the larger of the two ranges (the events' old extents are
@@ -2248,12 +2378,15 @@ static void apply_mremap(struct maptap_session *s, struct mt_proc *p,
 			return;
 		c.lo = a;
 		c.hi = a + (nlen < olen ? nlen : olen);
-		if (maptap_mm_foreach(p->mm->model, c.lo, c.hi, shift_vma,
-				      &c) != 0 || !s->buf2.n)
+		if (mremap_source(p, t, &c) != 0 || !s->buf2.n)
+			goto read;
+		nsrc = s->buf2.n;
+		if (mremap_keep(p, t, &s->buf2, c.hi, a + olen) != 0)
 			goto read;
 		maptap_vma_buf_finish(&s->buf2);
 		if (nlen > olen)
-			s->buf2.v[s->buf2.n - 1].end = a + nlen;
+			s->buf2.v[nsrc - 1].end = a + nlen;
+		qsort(s->buf2.v, s->buf2.n, sizeof(*s->buf2.v), vma_cmp);
 		hi = a + (nlen > olen ? nlen : olen);
 		maptap_mm_update(p->mm->model, a, hi, s->buf2.v, s->buf2.n,
 				 &h, mt_emit_cb, s);
@@ -2264,12 +2397,15 @@ static void apply_mremap(struct maptap_session *s, struct mt_proc *p,
 	c.lo = a;
 	c.hi = a + (nlen < olen ? nlen : olen);
 	c.by = (int64_t)(new - a);
-	if (!olen || maptap_mm_foreach(p->mm->model, c.lo, c.hi, shift_vma,
-				       &c) != 0 || !s->buf2.n)
+	if (!olen || mremap_source(p, t, &c) != 0 || !s->buf2.n)
+		goto read;
+	nsrc = s->buf2.n;
+	if (mremap_keep(p, t, &s->buf2, a, a + olen) != 0)
 		goto read;
 	maptap_vma_buf_finish(&s->buf2);
 	if (nlen > olen)	/* grown while moved: the last VMA goes on */
-		s->buf2.v[s->buf2.n - 1].end = new + nlen;
+		s->buf2.v[nsrc - 1].end = new + nlen;
+	qsort(s->buf2.v, s->buf2.n, sizeof(*s->buf2.v), vma_cmp);
 	if (dontunmap || (new < a + olen && a < new + nlen)) {
 		/* Only the new range changes (or an overlap no mremap(2)
 		 * accepts): no move event. */
@@ -2415,6 +2551,7 @@ static void call_exit(struct maptap_session *s, struct mt_thread *t,
 					     (uint64_t)ret + nlen);
 			t->perf_prefork = 0;
 		}
+		mt_perf_mremap_src_free(t);
 		return;
 	}
 	if (sc->nr == SYS_madvise || sc->range == MAPTAP_RANGE_PRCTL) {
@@ -2763,6 +2900,7 @@ static void on_sample(struct maptap_session *s, const uint8_t *r, size_t len)
 		t->reported = false;
 		t->n_after = 0;
 		t->perf_lock_ns = 0;
+		mt_perf_mremap_src_free(t);
 		return;
 	}
 	if (nr == SYS_execve || nr == SYS_execveat) {
@@ -3894,6 +4032,7 @@ static void after_batch(struct maptap_session *s, uint64_t now)
 			if (t) {
 				t->perf_clone_armed = false;
 				t->call = NULL;
+				mt_perf_mremap_src_free(t);
 			}
 		}
 		for (p = s->procs; p; p = p->next) {

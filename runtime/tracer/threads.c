@@ -108,6 +108,7 @@ void mt_thread_del(struct maptap_session *s, struct mt_thread *t)
 		mt_gone_early_add(s, t->tid);
 	mt_ustack_free(t->ustack);
 	mt_perf_stack_free(t->perf_stack);
+	mt_perf_mremap_src_free(t);
 	mt_perf_dup_free(&t->perf_dup);
 	maptap_mm_free(t->perf_fork_image);
 	maptap_mm_free(t->perf_fork.image);
@@ -228,6 +229,7 @@ void mt_thread_table_free(struct maptap_session *s)
 		if (t && t != TOMB) {
 			mt_ustack_free(t->ustack);
 			mt_perf_stack_free(t->perf_stack);
+			mt_perf_mremap_src_free(t);
 			mt_perf_dup_free(&t->perf_dup);
 			maptap_mm_free(t->perf_fork_image);
 			maptap_mm_free(t->perf_fork.image);

@@ -241,6 +241,10 @@ struct mt_thread {
 	} perf_fork;
 	struct mt_perf_dup perf_dup;	/* perf: the source its records
 					 * count from (perf_dedup.c) */
+	struct maptap_vma_buf *perf_mremap_src;	/* perf: its mremap's old
+					 * range as the model had it before a
+					 * sibling mapped over it (mremap_ran()),
+					 * malloc'd; or NULL */
 	struct mt_perf_stack *perf_stack;	/* perf with call_stacks: its
 						 * last call's user stack
 						 * (perf_source.c); NULL */
@@ -645,6 +649,7 @@ int mt_perf_call_stack(const struct maptap_session *s,
 		       struct user_regs_struct *regs, const void **stack,
 		       size_t *len);
 void mt_perf_stack_free(struct mt_perf_stack *k);
+void mt_perf_mremap_src_free(struct mt_thread *t);
 /* perf_dedup.c.  mt_perf_srcs_add(): one more source, whose events'
  * first id is ID_LO; its index, or -ENOMEM.  mt_perf_srcs_find(): the
  * source of event id ID (the last whose first id is at most ID), or -1.

@@ -25,7 +25,8 @@
  * in the munmap's name and mapped in the mmap's.  And a FORK record
  * waits rounds for its creator's task_newtask (case 10).  Calls in
  * flight at an attach end with their exit records alone (case 13); no
- * call stays in flight after records were lost (case 14).
+ * call stays in flight after records were lost (case 14); a mapping
+ * that takes an mremap's old range after the mremap ran stays (15).
  *
  * No target thread and no perf event: the "process" is a child of this
  * test that maps and unmaps on command (a pipe), and the records are
@@ -1001,6 +1002,59 @@ int main(void)
 		tap_ok(maptap_mm_find(p->mm->model, r0) &&
 		       maptap_mm_find(p->mm->model, r0 + 3 * PAGE),
 		       "the sibling's pages are in the model");
+	}
+
+	/* 15. With the lock's records: T's mremap of [r, r + 2 pages) to
+	 * 3 pages elsewhere takes the lock and runs; U's mmap takes the lock
+	 * after it and gets [r, r + 2 pages) back, its MMAP2 record written
+	 * before T's exit record.  T's exit moved what the model had at r by
+	 * then -- U's mapping -- and unmapped it there (a storm of 250
+	 * threads: "model none, kernel rw-p").  T moves what it had; U's
+	 * pages stay. */
+	if (lock_tp > 0) {
+		char *rg = mmap(NULL, 8 * PAGE, PROT_NONE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint64_t r0 = (uint64_t)(uintptr_t)rg, n0 = r0 + 4 * PAGE;
+		/* mm; u64 memcg_id; bool write, success; pad */
+		uint8_t lock[24] = { 0 };
+
+		tap_ok(rg != MAP_FAILED && child_do(&c, 'm', r0, 2 * PAGE),
+		       "2 pages mapped");
+		mt_refresh_full(s, p, pid, false);
+		c.n = 0;
+		t0 = now_ns();
+		v[0] = r0;
+		v[1] = 2 * PAGE;
+		v[2] = 3 * PAGE;
+		v[3] = MREMAP_MAYMOVE;
+		feed_call(s, "mremap", SYS_mremap, true, pid, tid_t, t0, v, 5);
+		lock[16] = lock[17] = 1;
+		feed_sample(s, (uint16_t)lock_tp, pid, tid_t, t0 + 100, lock,
+			    sizeof(lock));
+		tap_ok(child_do(&c, 'u', r0, 2 * PAGE) &&
+		       child_do(&c, 'm', n0, 3 * PAGE) &&
+		       child_do(&c, 'm', r0, 2 * PAGE),
+		       "T's mremap moved the pages, U mapped the old range");
+		feed_mmap2(s, pid, tid_u, t0 + 200, r0, 2 * PAGE);
+		v[0] = n0;
+		feed_call(s, "mremap", SYS_mremap, false, pid, tid_t, t0 + 300,
+			  v, 1);
+		mt_perf_test_round(s, now_ns(), now_ns());
+		tap_int_eq(pages(&c, MAPTAP_EV_MAP, tid_u, r0, r0 + 2 * PAGE), 2,
+			   "U's 2 pages mapped in its name");
+		tap_int_eq(pages_by(&c, MAPTAP_EV_MAP, "mremap", n0,
+				    n0 + 3 * PAGE), 3,
+			   "T's mremap maps its 3 pages at the new place");
+		tap_ok(maptap_mm_find(p->mm->model, r0) &&
+		       maptap_mm_find(p->mm->model, r0 + PAGE),
+		       "U's pages stay in the model");
+		maptap_session_get_stats(s, &st);
+		resyncs = st.confirm_resyncs + st.verify_diffs;
+		rounds(s, 0);
+		maptap_session_get_stats(s, &st);
+		tap_int_eq((long long)(st.confirm_resyncs + st.verify_diffs -
+				       resyncs), 0,
+			   "nothing left for a confirmation");
 	}
 
 	maptap_session_free(s);
