@@ -86,6 +86,18 @@ struct mt_thread *mt_thread_add(struct maptap_session *s, pid_t tid,
 	return t;
 }
 
+/* T and what it owns (its table slot is the caller's). */
+static void thread_free(struct mt_thread *t)
+{
+	mt_ustack_free(t->ustack);
+	mt_perf_stack_free(t->perf_stack);
+	mt_perf_mremap_src_free(t);
+	mt_perf_dup_free(&t->perf_dup);
+	maptap_mm_free(t->perf_fork_image);
+	maptap_mm_free(t->perf_fork.image);
+	free(t);
+}
+
 void mt_thread_del(struct maptap_session *s, struct mt_thread *t)
 {
 	struct mt_thread_table *tt = &s->threads;
@@ -97,7 +109,10 @@ void mt_thread_del(struct maptap_session *s, struct mt_thread *t)
 	tt->slot[i] = TOMB;
 	tt->tombs++;
 	tt->n--;
-	if (t->call && t->call->cls == MAPTAP_SC_MAP)
+	/* Counted by the stop loop's set_call() only: perf mode sets
+	 * t->call from its records and counts nothing (it went below 0). */
+	if (t->call && t->call->cls == MAPTAP_SC_MAP && !s->perf &&
+	    !s->perf_used)
 		t->proc->mm->in_call--;
 	if (t->deferred)	/* its mm is gone, or it ran no more */
 		t->proc->mm->deferred--;
@@ -106,13 +121,7 @@ void mt_thread_del(struct maptap_session *s, struct mt_thread *t)
 	 * again. */
 	if (t->early)
 		mt_gone_early_add(s, t->tid);
-	mt_ustack_free(t->ustack);
-	mt_perf_stack_free(t->perf_stack);
-	mt_perf_mremap_src_free(t);
-	mt_perf_dup_free(&t->perf_dup);
-	maptap_mm_free(t->perf_fork_image);
-	maptap_mm_free(t->perf_fork.image);
-	free(t);
+	thread_free(t);
 }
 
 /* ---- processes and address spaces ---- */
@@ -227,13 +236,7 @@ void mt_thread_table_free(struct maptap_session *s)
 		struct mt_thread *t = s->threads.slot[i];
 
 		if (t && t != TOMB) {
-			mt_ustack_free(t->ustack);
-			mt_perf_stack_free(t->perf_stack);
-			mt_perf_mremap_src_free(t);
-			mt_perf_dup_free(&t->perf_dup);
-			maptap_mm_free(t->perf_fork_image);
-			maptap_mm_free(t->perf_fork.image);
-			free(t);
+			thread_free(t);
 		}
 	}
 	free(s->threads.slot);
