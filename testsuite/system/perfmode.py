@@ -102,8 +102,8 @@ for seed in (1, 2):
 
 t.EVENTS = "perf"	# attach_run waits for perf's attach
 # Seed 5: one thread, then two.  While no mm has a second thread the
-# munmap and madvise entry events are off and their exits carry the
-# arguments (perf_source.c, lock_on()); then they come on.
+# records of the mm's lock are off (no probe on its tracepoint); they
+# come on when a second thread appears (perf_source.c, lock_on()).
 for seed, how in ((3, "wait"), (4, "wait"), (5, "lone")):
     maps = os.path.join(t.tmpdir(), "storm-x-%d.maps" % seed)
     r, pid, status = t.attach_run([storm, str(ROUNDS), str(seed), maps,
