@@ -2283,11 +2283,6 @@ static void apply_advice(struct maptap_session *s, struct mt_proc *p,
 			 mt_emit_cb, s);
 }
 
-/* mremap(2) of thread T returned NEW, its arguments in T->args (old
- * address, old size, new size, flags).  Its effect follows from the
- * model: in place, the VMA at the old end grows or the tail goes; moved,
- * the old range's VMAs go to NEW (the old range stays mapped with
- * MREMAP_DONTUNMAP), grown or cut to the new size. */
 /* Push the VMAs of T's mremap's old range within [C->lo, C->hi),
  * shifted by C->by, into C->buf: as the model had them before a
  * sibling mapped over them (mremap_ran()), else as it has them. */
@@ -2353,6 +2348,39 @@ static int vma_cmp(const void *x, const void *y)
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
+/* Push into BUF the model's VMAs of [LO, HI) that face no VMA of the
+ * first NSRC entries of BUF (the moved ones, in address order).  Since
+ * Linux 6.17 a move's source may be several VMAs with holes between
+ * them; each VMA's move unmaps only its own place in the target
+ * (mm/mremap.c, remap_move()), so what the target has facing a hole
+ * stays (a fresh helper's finding: the log lacked those pages).  A
+ * source of one VMA covering the range leaves no hole. */
+static int mremap_holes(struct mt_proc *p, struct maptap_vma_buf *buf,
+			size_t nsrc, uint64_t lo, uint64_t hi)
+{
+	uint64_t at = lo, end;
+	size_t i;
+
+	for (i = 0; i <= nsrc; i++) {
+		end = i < nsrc ? buf->v[i].start : hi;
+		if (end > at) {
+			struct shift c = { buf, at, end, 0 };
+
+			if (maptap_mm_foreach(p->mm->model, at, end, shift_vma,
+					      &c))
+				return -1;
+		}
+		if (i < nsrc && buf->v[i].end > at)
+			at = buf->v[i].end;
+	}
+	return 0;
+}
+
+/* mremap(2) of thread T returned NEW, its arguments in T->args (old
+ * address, old size, new size, flags).  Its effect follows from the
+ * model: in place, the VMA at the old end grows or the tail goes; moved,
+ * the old range's VMAs go to NEW (the old range stays mapped with
+ * MREMAP_DONTUNMAP), grown or cut to the new size. */
 static void apply_mremap(struct maptap_session *s, struct mt_proc *p,
 			 struct mt_thread *t, const struct maptap_syscall *sc,
 			 uint64_t time, uint64_t new)
@@ -2401,6 +2429,9 @@ static void apply_mremap(struct maptap_session *s, struct mt_proc *p,
 		goto read;
 	nsrc = s->buf2.n;
 	if (mremap_keep(p, t, &s->buf2, a, a + olen) != 0)
+		goto read;
+	if (nlen == olen &&
+	    mremap_holes(p, &s->buf2, nsrc, new, new + nlen) != 0)
 		goto read;
 	maptap_vma_buf_finish(&s->buf2);
 	if (nlen > olen)	/* grown while moved: the last VMA goes on */
