@@ -149,8 +149,9 @@ static uint64_t min64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-/* The left edge: the model's node P holding LO - 1, unless it also holds
- * part of the previous range (that range keeps its remainder). */
+/* The left edge: the model's node P holding LO - 1, unless it starts
+ * before PREV_HI, where the previous range's plan ends (that range keeps
+ * P, or what is left of it). */
 static int plan_left(struct maptap_mm *mm, const struct mm_range *r,
 		     uint64_t prev_hi, const struct maptap_vma *first,
 		     size_t *ns, struct plan *pl)
@@ -160,7 +161,19 @@ static int plan_left(struct maptap_mm *mm, const struct mm_range *r,
 	const struct maptap_vma *p = node ? &node->vma : NULL;
 
 	pl->ext_lo = lo;
-	if (!p || p->start < prev_hi)
+	if (p && p->start < prev_hi) {
+		struct mm_piece *sp = *ns ? &mm->s.specs[*ns - 1] : NULL;
+
+		/* P is the previous range's, whose last piece took it up to
+		 * LO as part of FIRST: one kernel VMA across both ranges
+		 * and the model's node between them, stored as one node
+		 * (the piece goes on; plan_range() skips FIRST). */
+		if (first && sp && sp->old == first && sp->hi == lo &&
+		    first->start < lo && first->end > lo)
+			sp->hi = min64(first->end, r->hi);
+		return 0;
+	}
+	if (!p)
 		return 0;
 	if (first && first->start <= p->start && first->end > lo &&
 	    mm_state_eq(p, lo, first, lo)) {
@@ -219,8 +232,11 @@ static int plan_range(struct maptap_mm *mm, const struct mm_range *r,
 	rc = plan_left(mm, r, prev_hi, first, ns, pl);
 	if (rc)
 		return rc;
-	if (*ns > pl->first && mm->s.specs[*ns - 1].old == first) {
-		last = first;		/* merged with the left edge */
+	if (first && *ns && mm->s.specs[*ns - 1].old == first &&
+	    (*ns > pl->first || mm->s.specs[*ns - 1].hi > r->lo)) {
+		/* merged with the left edge, or with the previous range's
+		 * last piece (plan_left()) */
+		last = first;
 		j++;
 	}
 	for (; j < n && new[j].start < r->hi; j++) {
@@ -323,8 +339,13 @@ static int update(struct maptap_mm *mm, const struct mm_range *r, size_t nr,
 	rc = mm_diff(mm, r, nr, new, n, hint ? hint : &no_hint);
 	if (rc)
 		return rc;
+	/* The left edge of a range stops where the range before it has
+	 * taken the model's nodes to (pl[i - 1].ext_hi), not at its end:
+	 * a node between the two, merged into the first range's last
+	 * piece, was taken by the second range's first piece as well, and
+	 * the model held two overlapping nodes (fuzz-maps.sh's crash). */
 	for (i = 0; i < nr && !rc; i++)
-		rc = plan_range(mm, &r[i], i ? r[i - 1].hi : 0,
+		rc = plan_range(mm, &r[i], i ? pl[i - 1].ext_hi : 0,
 				i + 1 < nr ? r[i + 1].lo : UINT64_MAX,
 				new, n, &ns, &pl[i]);
 	if (rc || (rc = build_nodes(mm, ns)))

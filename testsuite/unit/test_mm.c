@@ -212,7 +212,14 @@ static void test_scenarios(void)
 		V(0, 2, "r--p", 5, 0, "/bin/x"), V(2, 4, "r-xp", 5, 2, "/bin/x"),
 		V(8, 10, "rw-p", 0, 0, NULL), V(10, 12, "rw-p", 0, 0, NULL),
 	};
+	/* Fuzz-maps.sh's crash: a model VMA between two refreshed ranges,
+	 * and one kernel VMA over both and it.  Both ranges' edges took
+	 * the VMA between them (two overlapping nodes); one node now. */
+	const struct maptap_vma mid_only[] = { V(3, 5, "rw-p", 0, 0, NULL) };
+	const struct maptap_vma across[] = { V(0, 8, "rw-p", 0, 0, NULL) };
 	const struct scenario sc[] = {
+		{ "one VMA over two ranges and the model's VMA between", mid_only,
+		  1, across, 1, 0, 3, 5, 8, { 0 }, "map 0-3, map 5-8", 1 },
 		{ "attach snapshot", NULL, 0, snap, N(snap), 0, 64, 0, 0,
 		  { .snapshot = true }, "map 0-2, map 2-4, map 8-12", 4 },
 		{ "mprotect the middle", one_rw, 1, prot_mid, N(prot_mid),
