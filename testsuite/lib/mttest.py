@@ -13,6 +13,7 @@ MT_TEST_EVENTS (ptrace, perf or auto; ptrace when unset) is the event
 source every -x and -c run asks for (--events): perfmode.py runs the
 event-stream tests again with perf.
 """
+import contextlib
 import json
 import os
 import shlex
@@ -270,6 +271,32 @@ def wait_attached(mp, seen=None):
     return ""
 
 
+def perf_or_skip_all():
+    """A test of perf mode only: where perf mode cannot be had, skip
+    the whole test with the reason and exit."""
+    why = perf_unavailable()
+    if why:
+        skip("perf mode not available here: " + why)
+        done()
+        sys.exit(0)
+
+
+@contextlib.contextmanager
+def env_set(name, value):
+    """NAME=VALUE in os.environ (which maptap and the targets inherit)
+    for a with-block, then as it was; VALUE None leaves it alone."""
+    old = os.environ.get(name)
+    if value is not None:
+        os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old
+
+
 def perf_unavailable():
     """Why maptap cannot use perf events here (--events=perf refused),
     or None when it can."""
@@ -365,19 +392,29 @@ def maps_pages(path):
     return pages
 
 
-def check_replay(run, pid, maps_path, name):
-    """One case: the log of PID replays into the maps the target saved
-    just before exiting ([stack] aside: it grows without a call)."""
-    want = maps_pages(maps_path)
-    got = replay(run.events, pid)
-    want = {a: v for a, v in want.items() if v[1] != "[stack]"}
-    got = {a: v for a, v in got.items() if v[1] != "[stack]"}
-    if ok(got == want, name):
-        return True
+def replay_diffs(run, pid, maps_path):
+    """The pages where the log of PID, replayed, differs from the maps
+    the target saved just before exiting ([stack] aside: it grows
+    without a call), in address order, each as "page 0xA: log L,
+    kernel K"; [] when it replays exactly."""
+    want = {a: v for a, v in maps_pages(maps_path).items()
+            if v[1] != "[stack]"}
+    got = {a: v for a, v in replay(run.events, pid).items()
+           if v[1] != "[stack]"}
     bad = sorted(set(got) ^ set(want) |
                  {a for a in got if a in want and got[a] != want[a]})
-    for a in bad[:8]:
-        diag("page 0x%x: log %r, kernel %r" % (a, got.get(a), want.get(a)))
+    return ["page 0x%x: log %r, kernel %r" % (a, got.get(a), want.get(a))
+            for a in bad]
+
+
+def check_replay(run, pid, maps_path, name):
+    """One case: the log of PID replays into the maps the target saved
+    just before exiting (replay_diffs())."""
+    bad = replay_diffs(run, pid, maps_path)
+    if ok(not bad, name):
+        return True
+    for line in bad[:8]:
+        diag(line)
     return False
 
 

@@ -16,11 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import mttest as t
 
-why = t.perf_unavailable()
-if why:
-    t.skip("perf mode not available here: " + why)
-    t.done()
-    sys.exit(0)
+t.perf_or_skip_all()
 t.EVENTS = "perf"	# attach_run waits for perf's attach
 
 # A child has the mm as dup_mmap() copied it, under the mm's write lock
@@ -41,10 +37,7 @@ def forkrace_run(how, tp):
     from tracepoint events if TP: (Run, parent pid, target status)."""
     maps = os.path.join(t.tmpdir(), "forkrace%s%s.maps" %
                         (how, "-tp" if tp else ""))
-    old = os.environ.get("MAPTAP_PERF_BPF")
-    if tp:
-        os.environ["MAPTAP_PERF_BPF"] = "0"
-    try:
+    with t.env_set("MAPTAP_PERF_BPF", "0" if tp else None):
         if how == "-x":
             r, parent, status = t.attach_run([forkrace, str(NFORKS), maps,
                                               "wait"])
@@ -52,11 +45,6 @@ def forkrace_run(how, tp):
             r = t.maptap(["--events=perf", "-c",
                           "%s %d %s" % (forkrace, NFORKS, maps)])
             parent, status = t.first_pid(r), 0
-    finally:
-        if old is None:
-            os.environ.pop("MAPTAP_PERF_BPF", None)
-        else:
-            os.environ["MAPTAP_PERF_BPF"] = old
     return r, parent, status, maps
 
 
@@ -75,16 +63,9 @@ for how in ("-c", "-x"):
             if not os.path.exists(own):
                 bad.append((pid, "wrote no maps"))
                 continue
-            want = {a: v for a, v in t.maps_pages(own).items()
-                    if v[1] != "[stack]"}
-            got = {a: v for a, v in t.replay(r.events, pid).items()
-                   if v[1] != "[stack]"}
-            diff = sorted(set(got) ^ set(want) |
-                          {a for a in got if a in want and
-                           got[a] != want[a]})
+            diff = t.replay_diffs(r, pid, own)
             if diff:
-                bad.append((pid, "page 0x%x: log %r, kernel %r" % (
-                    diff[0], got.get(diff[0]), want.get(diff[0]))))
+                bad.append((pid, diff[0]))
         if not t.ok(not bad, name + ": each child's log replays into its "
                     "own maps (%d of %d do not)" % (len(bad), len(kids))):
             for pid, why in bad[:8]:

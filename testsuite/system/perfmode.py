@@ -43,11 +43,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import mttest as t
 
-why = t.perf_unavailable()
-if why:
-    t.skip("perf mode not available here: " + why)
-    t.done()
-    sys.exit(0)
+t.perf_or_skip_all()
 
 # -- 1. the event-stream tests in perf mode ---------------------------
 # The seldom calls' tracepoints are opened per CPU for every task; where
@@ -231,17 +227,9 @@ brkattach = t.build("t_brkattach")
 for how in ("bpf", "tp"):
     name = "first brk a shrink (-x, %s)" % how
     maps = os.path.join(t.tmpdir(), "brkattach-%s.maps" % how)
-    saved = os.environ.get("MAPTAP_PERF_BPF")
-    if how == "tp":
-        os.environ["MAPTAP_PERF_BPF"] = "0"
-    try:
+    with t.env_set("MAPTAP_PERF_BPF", "0" if how == "tp" else None):
         r, pid, status = t.attach_run([brkattach, maps],
                                       extra=["--events=perf"])
-    finally:
-        if saved is None:
-            os.environ.pop("MAPTAP_PERF_BPF", None)
-        else:
-            os.environ["MAPTAP_PERF_BPF"] = saved
     t.eq((status, r.status), (0, 0), name + ": exit status 0")
     t.no_verify_diffs(r, name)
     first = t.reports(r.stdout).get("brk0", (0, 0))
