@@ -1360,8 +1360,7 @@ static void touch(struct mt_perf *f, struct mt_proc *p, uint64_t lo,
 static void exec_wait_end(struct maptap_session *s, struct mt_proc *p,
 			  const char *path, size_t len);
 static int copy_vma(const struct maptap_vma *v, void *arg);
-static struct maptap_mm *fork_image(struct maptap_session *s,
-				    struct mt_mm *mm);
+static struct maptap_mm *fork_image(const struct mt_mm *mm);
 static void fork_point(struct maptap_session *s, struct mt_proc *p,
 		       struct mt_thread *t, uint64_t time);
 static void dontcopy(struct mt_mm *mm, uint64_t lo, uint64_t hi, bool on);
@@ -1428,6 +1427,14 @@ static void resync_full(struct maptap_session *s, struct mt_proc *p)
 	p->mm->brk = 0;
 	if (mt_refresh_full(s, p, p->pid, false) == 0)
 		s->stats.resyncs++;
+}
+
+/* resync_full(), and the records P's model counts from are those after
+ * it (P->perf_since): what came before is in the read. */
+static void resync_from_now(struct maptap_session *s, struct mt_proc *p)
+{
+	p->perf_since = mt_now_ns();
+	resync_full(s, p);
 }
 
 /* Replace the model of [LO, HI) (and [LO2, HI2) when not empty) by a
@@ -2390,7 +2397,6 @@ static void apply_mremap(struct maptap_session *s, struct mt_proc *p,
 	struct shift c = { &s->buf2, 0, 0, 0 };
 	struct maptap_mm_hint h;
 	bool dontunmap = t->args[3] & 4;	/* MREMAP_DONTUNMAP */
-
 	size_t nsrc;
 
 	hint_of(&h, p, t->tid, sc, time);
@@ -2977,27 +2983,16 @@ static int dc_cut(const struct maptap_vma *v, void *arg)
 /* What a fork child of MM gets, as the model has MM now: every VMA but
  * those marked MADV_DONTFORK (dontcopy()), which dup_mmap() skips
  * (VM_DONTCOPY, kernel/fork.c).  NULL without memory. */
-static struct maptap_mm *fork_image(struct maptap_session *s,
-				    struct mt_mm *mm)
+static struct maptap_mm *fork_image(const struct mt_mm *mm)
 {
-	struct maptap_mm *m = maptap_mm_new();
+	struct maptap_mm *m = maptap_mm_copy(mm->model);
 
-	if (!m)
+	if (m && mm->perf_dontcopy &&
+	    maptap_mm_foreach(mm->perf_dontcopy, 0, MT_TOP, dc_cut, m)) {
+		maptap_mm_free(m);
 		return NULL;
-	maptap_vma_buf_clear(&s->buf2);
-	if (maptap_mm_foreach(mm->model, 0, MT_TOP, copy_vma, &s->buf2))
-		goto fail;
-	maptap_vma_buf_finish(&s->buf2);
-	if (maptap_mm_update(m, 0, MT_TOP, s->buf2.v, s->buf2.n, NULL, NULL,
-			     NULL) != 0)
-		goto fail;
-	if (mm->perf_dontcopy &&
-	    maptap_mm_foreach(mm->perf_dontcopy, 0, MT_TOP, dc_cut, m))
-		goto fail;
+	}
 	return m;
-fail:
-	maptap_mm_free(m);
-	return NULL;
 }
 
 /* Thread T of P, in a fork (a clone, fork or vfork call), took P's mm
@@ -3023,7 +3018,7 @@ static void fork_point(struct maptap_session *s, struct mt_proc *p,
 	if (!p->ready || time < p->perf_since)
 		return;
 	pending_unmaps(s, p, t, 0, MT_TOP, time, true);
-	t->perf_fork_image = fork_image(s, p->mm);
+	t->perf_fork_image = fork_image(p->mm);
 	t->perf_fork_ns = time;
 	/* A sibling's mremap or brk that ran before the copy says what
 	 * it changed only at its exit (the new address, the new break):
@@ -3179,7 +3174,7 @@ static void new_process(struct maptap_session *s, uint32_t pid,
 		 * or at the FORK record without the lock's records; the
 		 * parent's model now only when neither was taken. */
 		if (!img)
-			img = fork_image(s, parent->mm);
+			img = fork_image(parent->mm);
 		maptap_vma_buf_clear(&s->buf2);
 		if (img)
 			maptap_mm_foreach(img, 0, MT_TOP, copy_vma, &s->buf2);
@@ -3296,8 +3291,7 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 		if (pid == ppid && !mt_thread_find(s, (pid_t)tid) &&
 		    take_thread(s, parent, (pid_t)tid) > 0) {
 			thread_event(s, parent, ptid, tid, time);
-			parent->perf_since = mt_now_ns();
-			resync_full(s, parent);
+			resync_from_now(s, parent);
 		}
 		return;
 	}
@@ -3334,7 +3328,7 @@ static void on_fork(struct maptap_session *s, const uint8_t *r, size_t len,
 		 * (they came after dup_mmap(), which is before this). */
 		if (!img && !pt->perf_clone_vm && parent->ready &&
 		    time >= parent->perf_since)
-			img = fork_image(s, parent->mm);
+			img = fork_image(parent->mm);
 		pt->perf_fork.image = img;
 		pt->perf_fork.image_ns = img_ns;
 		pt->perf_fork.pid = pid;
@@ -4078,8 +4072,7 @@ static void after_batch(struct maptap_session *s, uint64_t now)
 			p->perf_reread = false;
 			if (!p->ready)
 				continue;
-			p->perf_since = mt_now_ns();
-			resync_full(s, p);
+			resync_from_now(s, p);
 			read_dontcopy(p);
 		}
 		return;
@@ -4091,8 +4084,7 @@ static void after_batch(struct maptap_session *s, uint64_t now)
 		p->perf_reread = false;
 		if (!p->ready)
 			continue;
-		p->perf_since = mt_now_ns();
-		resync_full(s, p);
+		resync_from_now(s, p);
 	}
 	confirm(s, now);
 	/* Not in the middle of an exec (from its COMM record to its
